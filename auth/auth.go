@@ -1,0 +1,303 @@
+// Package auth turns bearer credentials into actors.
+//
+// Two kinds of credential are accepted:
+//
+//   - API keys "wk_live_<32 base32 characters>" (160 random bits). Only the
+//     SHA-256 of a key is stored; a plain hash is enough because the secret
+//     has full entropy, and the lookup is an indexed equality on the hash, so
+//     no comparison of the secret itself happens anywhere. A verified key is
+//     cached for at most CacheTTL (default 500 ms), which bounds how long a
+//     revocation through another replica takes to be honoured.
+//   - Session JWTs (HS256, via github.com/golang-jwt/jwt/v5) signed with a
+//     key kept in the store (secret "jwt-signing-key", made on first start),
+//     so a token minted by the CLI validates in every server on that
+//     database. A session carries scope "*" and an expiry.
+//
+// Either way the actor's effective owner is a user id checked to exist; a
+// credential whose user is gone authenticates with an empty owner, and the
+// tools answer missing_scopes:unresolved_owner.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/worldforge-go/worldforge"
+)
+
+// KeyPrefix starts every API key.
+const KeyPrefix = "wk_live_"
+
+const (
+	keyRandomBytes = 20 // 160 bits
+	keyBodyLen     = 32 // base32 characters of 20 bytes
+	secretName     = "jwt-signing-key"
+	issuer         = "worldforge"
+)
+
+// DefaultCacheTTL bounds how long a verified credential is trusted without
+// asking the store again.
+const DefaultCacheTTL = 500 * time.Millisecond
+
+var keyEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// Store is what the authenticator needs of the store.
+type Store interface {
+	worldforge.UserStore
+	worldforge.KeyStore
+	Secret(ctx context.Context, name string, gen func() ([]byte, error)) ([]byte, error)
+}
+
+// Options configure an Authenticator. The zero value is usable.
+type Options struct {
+	// CacheTTL is how long a verified credential is cached; 0 means
+	// DefaultCacheTTL, a negative value disables the cache.
+	CacheTTL time.Duration
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// Authenticator verifies credentials and mints them.
+type Authenticator struct {
+	store  Store
+	jwtKey []byte
+	ttl    time.Duration
+	now    func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	actor   *worldforge.Actor
+	expires time.Time
+}
+
+const maxCacheEntries = 10000
+
+// New loads (or makes) the JWT signing key and returns an Authenticator.
+func New(ctx context.Context, store Store, opts *Options) (*Authenticator, error) {
+	a := &Authenticator{store: store, ttl: DefaultCacheTTL, now: time.Now, cache: map[string]cacheEntry{}}
+	if opts != nil {
+		if opts.CacheTTL != 0 {
+			a.ttl = opts.CacheTTL
+		}
+		if opts.Now != nil {
+			a.now = opts.Now
+		}
+	}
+	key, err := store.Secret(ctx, secretName, func() ([]byte, error) {
+		b := make([]byte, 32)
+		_, err := rand.Read(b)
+		return b, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load jwt signing key: %w", err)
+	}
+	if len(key) < 32 {
+		return nil, fmt.Errorf("load jwt signing key: stored key is %d bytes, want 32", len(key))
+	}
+	a.jwtKey = key
+	return a, nil
+}
+
+// HashKey returns the stored form of an API key.
+func HashKey(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// WellFormedKey reports whether s has the shape of an API key.
+func WellFormedKey(s string) bool {
+	body, ok := strings.CutPrefix(s, KeyPrefix)
+	if !ok || len(body) != keyBodyLen {
+		return false
+	}
+	for _, c := range body {
+		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateKey makes an API key for the user with the given scopes and returns
+// its secret, which is shown this once and never stored.
+func (a *Authenticator) CreateKey(ctx context.Context, userID string, scopes []string) (string, *worldforge.APIKey, error) {
+	if len(scopes) == 0 {
+		return "", nil, worldforge.BadRequest("an API key needs at least one scope")
+	}
+	for _, s := range scopes {
+		if _, err := worldforge.ParseScopes(s); err != nil {
+			return "", nil, err
+		}
+	}
+	b := make([]byte, keyRandomBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", nil, fmt.Errorf("create key: %w", err)
+	}
+	secret := KeyPrefix + keyEncoding.EncodeToString(b)
+	k := &worldforge.APIKey{
+		ID:     worldforge.NewID("key"),
+		UserID: userID,
+		Hash:   HashKey(secret),
+		Prefix: secret[:len(KeyPrefix)+4],
+		Scopes: scopes,
+	}
+	if err := a.store.CreateAPIKey(ctx, k); err != nil {
+		return "", nil, fmt.Errorf("create key: %w", err)
+	}
+	return secret, k, nil
+}
+
+// RevokeKey revokes the key with the given secret. The local cache forgets
+// it at once; other replicas stop accepting it within the cache TTL.
+func (a *Authenticator) RevokeKey(ctx context.Context, secret string) error {
+	if !WellFormedKey(secret) {
+		return worldforge.BadRequest("not an API key")
+	}
+	if err := a.store.RevokeAPIKey(ctx, HashKey(secret)); err != nil {
+		return fmt.Errorf("revoke key: %w", err)
+	}
+	a.mu.Lock()
+	delete(a.cache, secret)
+	a.mu.Unlock()
+	return nil
+}
+
+// claims are a session JWT's claims.
+type claims struct {
+	Scope string `json:"scope"`
+	jwt.RegisteredClaims
+}
+
+// IssueToken mints a session JWT for the user, valid for ttl.
+func (a *Authenticator) IssueToken(ctx context.Context, userID string, ttl time.Duration) (string, error) {
+	if ttl <= 0 {
+		return "", worldforge.BadRequest("token ttl must be positive")
+	}
+	if _, err := a.store.FindUserByID(ctx, userID); err != nil {
+		return "", fmt.Errorf("issue token: %w", err)
+	}
+	now := a.now()
+	c := claims{
+		Scope: worldforge.ScopeAll,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    issuer,
+			Subject:   userID,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+			ID:        worldforge.NewID("jti"),
+		},
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(a.jwtKey)
+}
+
+// Authenticate verifies a bearer token and returns its actor. Any failure
+// to verify is ErrUnauthorized; store failures are returned wrapped.
+func (a *Authenticator) Authenticate(ctx context.Context, token string) (*worldforge.Actor, error) {
+	if token == "" || len(token) > 4096 {
+		return nil, worldforge.ErrUnauthorized
+	}
+	now := a.now()
+	if a.ttl > 0 {
+		a.mu.Lock()
+		e, ok := a.cache[token]
+		a.mu.Unlock()
+		if ok && now.Before(e.expires) {
+			return e.actor, nil
+		}
+	}
+	var (
+		actor   *worldforge.Actor
+		expires time.Time
+		err     error
+	)
+	if strings.HasPrefix(token, KeyPrefix) {
+		actor, err = a.verifyKey(ctx, token)
+		expires = now.Add(a.ttl)
+	} else {
+		actor, expires, err = a.verifyJWT(ctx, token)
+		if ttlEnd := now.Add(a.ttl); ttlEnd.Before(expires) {
+			expires = ttlEnd
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.ttl > 0 {
+		a.mu.Lock()
+		if len(a.cache) >= maxCacheEntries {
+			for k, e := range a.cache {
+				if !now.Before(e.expires) || len(a.cache) >= maxCacheEntries {
+					delete(a.cache, k)
+				}
+			}
+		}
+		a.cache[token] = cacheEntry{actor: actor, expires: expires}
+		a.mu.Unlock()
+	}
+	return actor, nil
+}
+
+func (a *Authenticator) verifyKey(ctx context.Context, secret string) (*worldforge.Actor, error) {
+	if !WellFormedKey(secret) {
+		return nil, worldforge.ErrUnauthorized
+	}
+	k, err := a.store.FindAPIKeyByHash(ctx, HashKey(secret))
+	if errors.Is(err, worldforge.ErrNotFound) {
+		return nil, worldforge.ErrUnauthorized
+	} else if err != nil {
+		return nil, fmt.Errorf("verify key: %w", err)
+	}
+	if k.RevokedAt != nil {
+		return nil, worldforge.ErrUnauthorized
+	}
+	owner, err := a.resolveOwner(ctx, k.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return &worldforge.Actor{UserID: owner, KeyID: k.ID, Kind: worldforge.CredentialAPIKey, Scopes: k.Scopes}, nil
+}
+
+func (a *Authenticator) verifyJWT(ctx context.Context, token string) (*worldforge.Actor, time.Time, error) {
+	var c claims
+	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return a.jwtKey, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithIssuer(issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(a.now),
+	)
+	if err != nil || c.Subject == "" || c.Scope != worldforge.ScopeAll {
+		return nil, time.Time{}, worldforge.ErrUnauthorized
+	}
+	owner, err := a.resolveOwner(ctx, c.Subject)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	actor := &worldforge.Actor{UserID: owner, Kind: worldforge.CredentialSession, Scopes: []string{worldforge.ScopeAll}}
+	return actor, c.ExpiresAt.Time, nil
+}
+
+// resolveOwner returns userID if that user exists, "" if not.
+func (a *Authenticator) resolveOwner(ctx context.Context, userID string) (string, error) {
+	if userID == "" {
+		return "", nil
+	}
+	_, err := a.store.FindUserByID(ctx, userID)
+	if errors.Is(err, worldforge.ErrNotFound) {
+		return "", nil
+	} else if err != nil {
+		return "", fmt.Errorf("resolve owner: %w", err)
+	}
+	return userID, nil
+}

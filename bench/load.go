@@ -1,0 +1,305 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Limits that keep every run bounded.
+const (
+	// MaxConcurrency is the largest LoadConfig.Concurrency accepted.
+	MaxConcurrency = 4096
+	// MaxDuration is the longest LoadConfig.Duration (and Warmup) accepted.
+	MaxDuration = 10 * time.Minute
+	// DefaultRequestTimeout bounds one request when LoadConfig.Timeout is 0.
+	DefaultRequestTimeout = 10 * time.Second
+)
+
+// LoadConfig describes one closed-loop load run: Concurrency workers each
+// send a request, read and verify the whole response, and immediately send
+// the next, until Duration has elapsed (or MaxRequests were sent).
+type LoadConfig struct {
+	// Target is the endpoint and the headers sent with every request. The
+	// URL must point at a loopback address (127.0.0.0/8, ::1 or localhost);
+	// redirects are not followed. If Header is nil, only Content-Type and
+	// Accept are sent.
+	Target
+
+	// Body is the request body sent every time, unless BodyFunc is set.
+	Body []byte
+	// BodyFunc, if set, returns the body for the i-th request of the run
+	// (i counts from 0 over warmup and measured requests together). It is
+	// called concurrently from all workers and must not retain or modify
+	// the slices it returns after handing them out.
+	BodyFunc func(i int) []byte
+
+	// Concurrency is the number of workers, each with at most one request
+	// in flight; it is also the connection limit of the HTTP transport.
+	// Zero means 1.
+	Concurrency int
+	// Duration is how long the measured phase runs. It must be positive.
+	// Requests in flight when it ends are allowed to complete and are
+	// counted.
+	Duration time.Duration
+	// Warmup is run first, with the same workers and connections; its
+	// requests are not counted and not verified.
+	Warmup time.Duration
+	// Verify checks each measured response; nil means [DefaultVerify]. It is
+	// called concurrently, and body is only valid during the call.
+	Verify VerifyFunc
+	// MaxRequests, if positive, caps the number of measured requests.
+	MaxRequests int
+	// Timeout bounds a single request; 0 means DefaultRequestTimeout.
+	Timeout time.Duration
+}
+
+// Result is the outcome of a [Load] run. Requests counts every measured
+// request that was sent, Errors those that failed (transport error or
+// Verify rejection). Latency is measured from sending the request to having
+// read the whole response body, for every request that got a response;
+// percentiles come from a log-linear histogram (error < 1.6%), Max is
+// exact.
+type Result struct {
+	Requests   int64
+	Errors     int64
+	FirstError string
+	Elapsed    time.Duration
+	RPS        float64
+	P50        time.Duration
+	P90        time.Duration
+	P99        time.Duration
+	Max        time.Duration
+}
+
+func (r *Result) String() string {
+	if r == nil {
+		return "<nil>"
+	}
+	s := fmt.Sprintf("%d req in %v (%.0f req/s), p50 %v p90 %v p99 %v max %v, %d errors",
+		r.Requests, r.Elapsed.Round(time.Millisecond), r.RPS, r.P50, r.P90, r.P99, r.Max, r.Errors)
+	if r.FirstError != "" {
+		s += " (first: " + r.FirstError + ")"
+	}
+	return s
+}
+
+// Load runs the configured load and returns its result. An error is
+// returned, with a nil Result, for an invalid configuration; if ctx is
+// cancelled the run stops early and the partial Result is returned together
+// with ctx.Err().
+func Load(ctx context.Context, cfg LoadConfig) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := max(cfg.Concurrency, 1)
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	verify := cfg.Verify
+	if verify == nil {
+		verify = DefaultVerify
+	}
+	header := cfg.Header
+	if header == nil {
+		header = ToolCallHeaders("", "")
+	}
+
+	tr := &http.Transport{
+		Proxy:               nil, // loopback only: never go through a proxy
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        2 * c,
+		MaxIdleConnsPerHost: c,
+		MaxConnsPerHost:     c,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{
+		Transport: tr,
+		Timeout:   timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+
+	r := &runner{
+		cfg:    &cfg,
+		client: client,
+		verify: verify,
+	}
+	workers := make([]*worker, c)
+	for i := range workers {
+		workers[i] = &worker{r: r, header: header.Clone()}
+	}
+
+	if cfg.Warmup > 0 {
+		r.phase(ctx, workers, cfg.Warmup, false)
+		if err := ctx.Err(); err != nil {
+			return &Result{}, err
+		}
+	}
+	elapsed := r.phase(ctx, workers, cfg.Duration, true)
+
+	var h histogram
+	res := &Result{Elapsed: elapsed}
+	for _, w := range workers {
+		h.merge(&w.hist)
+		res.Requests += w.requests
+		res.Errors += w.errors
+	}
+	if p := r.firstErr.Load(); p != nil {
+		res.FirstError = *p
+	}
+	if elapsed > 0 {
+		res.RPS = float64(res.Requests) / elapsed.Seconds()
+	}
+	res.P50 = h.quantile(0.50)
+	res.P90 = h.quantile(0.90)
+	res.P99 = h.quantile(0.99)
+	res.Max = time.Duration(h.max)
+	return res, ctx.Err()
+}
+
+func (cfg *LoadConfig) validate() error {
+	if cfg.Duration <= 0 {
+		return errors.New("bench: LoadConfig.Duration must be positive")
+	}
+	if cfg.Duration > MaxDuration || cfg.Warmup > MaxDuration {
+		return fmt.Errorf("bench: Duration and Warmup are capped at %v", MaxDuration)
+	}
+	if cfg.Concurrency < 0 || cfg.Concurrency > MaxConcurrency {
+		return fmt.Errorf("bench: Concurrency must be in [1, %d]", MaxConcurrency)
+	}
+	if cfg.MaxRequests < 0 {
+		return errors.New("bench: MaxRequests must not be negative")
+	}
+	if cfg.Body == nil && cfg.BodyFunc == nil {
+		return errors.New("bench: LoadConfig needs Body or BodyFunc")
+	}
+	return checkLoopbackURL(cfg.URL)
+}
+
+// checkLoopbackURL makes sure a run can only send traffic to this machine.
+func checkLoopbackURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("bench: bad target URL: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("bench: target URL %q: scheme must be http or https", raw)
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("bench: target URL %q is not a loopback address", raw)
+}
+
+type runner struct {
+	cfg      *LoadConfig
+	client   *http.Client
+	verify   VerifyFunc
+	seq      atomic.Int64 // request sequence for BodyFunc
+	issued   atomic.Int64 // measured requests started (for MaxRequests)
+	firstErr atomic.Pointer[string]
+}
+
+// phase runs all workers for d and returns the wall time until the last of
+// them finished.
+func (r *runner) phase(ctx context.Context, workers []*worker, d time.Duration, measure bool) time.Duration {
+	start := time.Now()
+	deadline := start.Add(d)
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() { w.run(ctx, deadline, measure) })
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+func (r *runner) body() []byte {
+	if r.cfg.BodyFunc != nil {
+		return r.cfg.BodyFunc(int(r.seq.Add(1) - 1))
+	}
+	return r.cfg.Body
+}
+
+func (r *runner) noteError(err error) {
+	if r.firstErr.Load() != nil {
+		return
+	}
+	s := err.Error()
+	r.firstErr.CompareAndSwap(nil, &s)
+}
+
+// worker is one closed-loop client. Its counters and histogram are private,
+// so the hot path shares nothing but the transport's connection pool.
+type worker struct {
+	r        *runner
+	header   http.Header
+	buf      bytes.Buffer
+	hist     histogram
+	requests int64
+	errors   int64
+}
+
+func (w *worker) run(ctx context.Context, deadline time.Time, measure bool) {
+	r := w.r
+	maxReq := int64(r.cfg.MaxRequests)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		if measure && maxReq > 0 && r.issued.Add(1) > maxReq {
+			return
+		}
+		t0 := time.Now()
+		status, header, err := w.do(ctx, r.body())
+		lat := time.Since(t0)
+		if !measure {
+			continue
+		}
+		if err != nil && ctx.Err() != nil {
+			return // cancelled by the caller: not the server's fault
+		}
+		w.requests++
+		if err == nil {
+			w.hist.record(lat)
+			err = r.verify(status, header, w.buf.Bytes())
+		}
+		if err != nil {
+			w.errors++
+			r.noteError(err)
+		}
+	}
+}
+
+// do sends one request and reads the whole response into w.buf.
+func (w *worker) do(ctx context.Context, body []byte) (int, http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.r.cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header = w.header
+	resp, err := w.r.client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	w.buf.Reset()
+	_, err = w.buf.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return resp.StatusCode, resp.Header, fmt.Errorf("reading response: %w", err)
+	}
+	return resp.StatusCode, resp.Header, nil
+}

@@ -1,0 +1,101 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Row is one line of a results table: a named run at a concurrency, its
+// result, the server's RSS in bytes (0 = not measured) and its throughput
+// as a ratio of the baseline's at the same concurrency (0 = not computed;
+// see [SetRatios]).
+type Row struct {
+	Name        string
+	Concurrency int
+	Result      *Result
+	RSS         int64
+	Ratio       float64
+}
+
+// SetRatios sets each row's Ratio to its req/s divided by the req/s of the
+// row named baseline at the same concurrency. Rows with no such baseline
+// row keep their Ratio.
+func SetRatios(rows []Row, baseline string) {
+	base := map[int]float64{}
+	for _, r := range rows {
+		if r.Name == baseline && r.Result != nil && r.Result.RPS > 0 {
+			base[r.Concurrency] = r.Result.RPS
+		}
+	}
+	for i := range rows {
+		b, ok := base[rows[i].Concurrency]
+		if ok && rows[i].Result != nil {
+			rows[i].Ratio = rows[i].Result.RPS / b
+		}
+	}
+}
+
+// FormatTable writes rows as an aligned text table with the columns name,
+// c, req/s, p50, p99, errors, RSS MiB and ratio (to baseline). Missing
+// values print as "-". Write errors are ignored.
+func FormatTable(w io.Writer, rows []Row) {
+	header := []string{"name", "c", "req/s", "p50", "p99", "errors", "RSS MiB", "ratio"}
+	table := [][]string{header}
+	for _, r := range rows {
+		line := []string{r.Name, strconv.Itoa(r.Concurrency), "-", "-", "-", "-", "-", "-"}
+		if res := r.Result; res != nil {
+			line[2] = strconv.FormatFloat(res.RPS, 'f', 0, 64)
+			line[3] = formatLatency(res.P50)
+			line[4] = formatLatency(res.P99)
+			line[5] = strconv.FormatInt(res.Errors, 10)
+		}
+		if r.RSS > 0 {
+			line[6] = strconv.FormatFloat(float64(r.RSS)/(1<<20), 'f', 1, 64)
+		}
+		if r.Ratio > 0 {
+			line[7] = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
+		}
+		table = append(table, line)
+	}
+	widths := make([]int, len(header))
+	for _, line := range table {
+		for i, cell := range line {
+			widths[i] = max(widths[i], len([]rune(cell)))
+		}
+	}
+	var b strings.Builder
+	for _, line := range table {
+		for i, cell := range line {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(cell)))
+			switch {
+			case i == 0: // name: left-aligned
+				b.WriteString(cell)
+				if len(line) > 1 {
+					b.WriteString(pad)
+				}
+			default: // numbers: right-aligned
+				b.WriteString("  ")
+				b.WriteString(pad)
+				b.WriteString(cell)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	io.WriteString(w, b.String())
+}
+
+func formatLatency(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "-"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	}
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/auth"
+)
+
+// user create NAME
+func (e *env) user(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] != "create" {
+		return usageErrorf("user: want 'user create NAME'")
+	}
+	fs := newFlags("user create")
+	dbf := e.dbFlag(fs)
+	if err := e.parse(fs, args[1:]); err != nil {
+		return err
+	}
+	pos, err := positional(fs, 1, "NAME")
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(pos[0])
+	if name == "" || len(name) > 120 {
+		return usageErrorf("user create: NAME must be 1–120 characters")
+	}
+	db, err := e.openDB(ctx, *dbf)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	u := &worldforge.User{Name: name}
+	if err := db.CreateUser(ctx, u); err != nil {
+		return fmt.Errorf("user create: %w", err)
+	}
+	fmt.Fprintln(e.stdout, u.ID)
+	return nil
+}
+
+// key create --user ID --scopes a,b | key revoke KEY
+func (e *env) key(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf("key: want 'key create' or 'key revoke'")
+	}
+	switch args[0] {
+	case "create":
+		fs := newFlags("key create")
+		dbf := e.dbFlag(fs)
+		user := fs.String("user", "", "the id of the user who owns the key (required)")
+		scopes := fs.String("scopes", "", "comma-separated scopes, e.g. world:read,wiki:read or * (required)")
+		if err := e.parse(fs, args[1:]); err != nil {
+			return err
+		}
+		if _, err := positional(fs, 0, "no arguments"); err != nil {
+			return err
+		}
+		if *user == "" {
+			return usageErrorf("key create: --user is required")
+		}
+		list, err := worldforge.ParseScopes(*scopes)
+		if err != nil {
+			return usageErrorf("key create: --scopes: %v", err)
+		}
+		a, closeDB, err := e.authenticator(ctx, *dbf)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		secret, _, err := a.CreateKey(ctx, *user, list)
+		if err != nil {
+			return fmt.Errorf("key create: %w", err)
+		}
+		fmt.Fprintln(e.stdout, secret)
+		return nil
+	case "revoke":
+		fs := newFlags("key revoke")
+		dbf := e.dbFlag(fs)
+		if err := e.parse(fs, args[1:]); err != nil {
+			return err
+		}
+		pos, err := positional(fs, 1, "KEY")
+		if err != nil {
+			return err
+		}
+		if !auth.WellFormedKey(pos[0]) {
+			return usageErrorf("key revoke: %q is not an API key (want %s…)", redact(pos[0]), auth.KeyPrefix)
+		}
+		a, closeDB, err := e.authenticator(ctx, *dbf)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		if err := a.RevokeKey(ctx, pos[0]); err != nil {
+			return fmt.Errorf("key revoke: %w", err)
+		}
+		return nil
+	default:
+		return usageErrorf("key: unknown subcommand %q (want create or revoke)", args[0])
+	}
+}
+
+// token --user ID [--ttl 1h]
+func (e *env) token(ctx context.Context, args []string) error {
+	fs := newFlags("token")
+	dbf := e.dbFlag(fs)
+	user := fs.String("user", "", "the id of the user (required)")
+	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := positional(fs, 0, "no arguments"); err != nil {
+		return err
+	}
+	if *user == "" {
+		return usageErrorf("token: --user is required")
+	}
+	if *ttl <= 0 || *ttl > 366*24*time.Hour {
+		return usageErrorf("token: --ttl must be between 1s and 366 days")
+	}
+	a, closeDB, err := e.authenticator(ctx, *dbf)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	tok, err := a.IssueToken(ctx, *user, *ttl)
+	if err != nil {
+		return fmt.Errorf("token: %w", err)
+	}
+	fmt.Fprintln(e.stdout, tok)
+	return nil
+}
+
+// world add-gm WORLD USER | world add-member WORLD USER
+func (e *env) world(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf("world: want 'world add-gm' or 'world add-member'")
+	}
+	var role string
+	switch args[0] {
+	case "add-gm":
+		role = worldforge.RoleGM
+	case "add-member":
+		role = worldforge.RolePlayer
+	default:
+		return usageErrorf("world: unknown subcommand %q (want add-gm or add-member)", args[0])
+	}
+	fs := newFlags("world " + args[0])
+	dbf := e.dbFlag(fs)
+	if err := e.parse(fs, args[1:]); err != nil {
+		return err
+	}
+	pos, err := positional(fs, 2, "WORLD_ID USER_ID")
+	if err != nil {
+		return err
+	}
+	db, err := e.openDB(ctx, *dbf)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.AddWorldMember(ctx, pos[0], pos[1], role); err != nil {
+		return fmt.Errorf("world %s: %w", args[0], err)
+	}
+	return nil
+}
+
+// authenticator opens the store and an Authenticator on it.
+func (e *env) authenticator(ctx context.Context, dbFlag string) (*auth.Authenticator, func(), error) {
+	db, err := e.openDB(ctx, dbFlag)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := auth.New(ctx, db, nil)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return a, func() { db.Close() }, nil
+}
+
+// redact shortens a would-be secret for an error message.
+func redact(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
+}

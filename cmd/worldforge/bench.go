@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	wf "github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/bench"
+	"github.com/worldforge-go/worldforge/sqlstore"
+)
+
+// bench runs the load comparison: `tools/call read_world` over real HTTP
+// with N concurrent keep-alive clients against (1) a bare go-sdk stateless
+// server whose only tool returns a fixed 2 KB JSON, the floor this endpoint
+// stands on, and (2) `worldforge serve` on a fresh SQLite store with auth,
+// a store read and an audit row per call. Both run as child processes of
+// this one so their RSS can be read apart, and the cells are interleaved.
+func (e *env) bench(ctx context.Context, args []string) error {
+	fs := newFlags("bench")
+	conc := fs.String("c", "8,64", "comma-separated concurrency levels")
+	duration := fs.Duration("duration", 10*time.Second, "length of each measured cell")
+	warmup := fs.Duration("warmup", time.Second, "unmeasured warm-up before each cell")
+	reps := fs.Int("reps", 1, "interleaved repetitions of each cell")
+	protocol := fs.String("protocol", bench.Protocol20251125, "protocol revision of the requests: "+bench.Protocol20251125+" or "+bench.Protocol20260728)
+	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := positional(fs, 0, "no arguments"); err != nil {
+		return err
+	}
+	levels, err := parseLevels(*conc)
+	if err != nil {
+		return usageErrorf("bench: -c: %v", err)
+	}
+	if *duration <= 0 || *duration > bench.MaxDuration || *warmup < 0 || *reps < 1 || *reps > 10 {
+		return usageErrorf("bench: want 0 < -duration ≤ %s, -warmup ≥ 0, 1 ≤ -reps ≤ 10", bench.MaxDuration)
+	}
+	if *protocol != bench.Protocol20251125 && *protocol != bench.Protocol20260728 {
+		return usageErrorf("bench: -protocol must be %s or %s", bench.Protocol20251125, bench.Protocol20260728)
+	}
+
+	tmp, err := os.MkdirTemp("", "worldforge-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	dsn := *dbf
+	if dsn == "" {
+		dsn = "sqlite:" + filepath.Join(tmp, "bench.db")
+	}
+	key, worldID, err := benchSeed(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("bench: seed: %w", err)
+	}
+
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	base, err := startChild(ctx, self, e.stderr, "bench-baseline", "--addr", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("bench: start baseline: %w", err)
+	}
+	defer base.stop()
+	ours, err := startChild(ctx, self, e.stderr, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn")
+	if err != nil {
+		return fmt.Errorf("bench: start worldforge: %w", err)
+	}
+	defer ours.stop()
+
+	type target struct {
+		name  string
+		child *child
+		hdr   http.Header
+		args  map[string]any
+	}
+	wfHeader := bench.ToolCallHeaders(*protocol, "read_world")
+	wfHeader.Set("Authorization", "Bearer "+key)
+	targets := []target{
+		{"go-sdk bare (floor)", base, bench.ToolCallHeaders(*protocol, "read_world"), map[string]any{"id": "world_bench"}},
+		{"worldforge read_world", ours, wfHeader, map[string]any{"id": worldID}},
+	}
+	fmt.Fprintf(e.stderr, "bench: %s, %s per cell after %s warm-up, %d rep(s), GOMAXPROCS of each server = all cores\n", *protocol, *duration, *warmup, *reps)
+	var rows []bench.Row
+	for _, c := range levels {
+		sums := make([]bench.Row, len(targets))
+		for rep := 0; rep < *reps; rep++ {
+			for i, tg := range targets {
+				sampler := bench.StartRSSSampler(tg.child.cmd.Process.Pid)
+				body := bench.ToolCallBody(1, *protocol, "read_world", tg.args)
+				res, err := bench.Load(ctx, bench.LoadConfig{
+					Target:      bench.Target{URL: tg.child.url + "/mcp", Header: tg.hdr},
+					Body:        body,
+					Concurrency: c,
+					Duration:    *duration,
+					Warmup:      *warmup,
+				})
+				peak, _, _ := sampler.Stop()
+				if err != nil {
+					return fmt.Errorf("bench: %s at c=%d: %w", tg.name, c, err)
+				}
+				fmt.Fprintf(e.stderr, "  %-24s c=%-4d %s\n", tg.name, c, res)
+				sums[i] = accumulate(sums[i], tg.name, c, res, peak)
+			}
+		}
+		for _, r := range sums {
+			r.Result.RPS /= float64(*reps)
+			rows = append(rows, r)
+		}
+	}
+	bench.SetRatios(rows, targets[0].name)
+	bench.FormatTable(e.stdout, rows)
+	return nil
+}
+
+// accumulate adds a repetition's figures to a row: requests/s summed (and
+// averaged by the caller), the worst percentiles, the peak RSS.
+func accumulate(r bench.Row, name string, c int, res *bench.Result, rss int64) bench.Row {
+	if r.Result == nil {
+		r = bench.Row{Name: name, Concurrency: c, Result: &bench.Result{}}
+	}
+	r.Result.Requests += res.Requests
+	r.Result.Errors += res.Errors
+	r.Result.RPS += res.RPS
+	r.Result.Elapsed += res.Elapsed
+	r.Result.P50 = max(r.Result.P50, res.P50)
+	r.Result.P90 = max(r.Result.P90, res.P90)
+	r.Result.P99 = max(r.Result.P99, res.P99)
+	r.Result.Max = max(r.Result.Max, res.Max)
+	if r.Result.FirstError == "" {
+		r.Result.FirstError = res.FirstError
+	}
+	r.RSS = max(r.RSS, rss)
+	return r
+}
+
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > bench.MaxConcurrency {
+			return nil, fmt.Errorf("%q is not a concurrency between 1 and %d", part, bench.MaxConcurrency)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// benchSeed makes a user with an all-scope key and a small world on dsn.
+func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error) {
+	db, err := sqlstore.Open(ctx, dsn, nil)
+	if err != nil {
+		return "", "", err
+	}
+	defer db.Close()
+	ids, err := createDemo(ctx, db)
+	if err != nil {
+		return "", "", err
+	}
+	a, err := auth.New(ctx, db, nil)
+	if err != nil {
+		return "", "", err
+	}
+	key, _, err = a.CreateKey(ctx, ids.Owner, []string{wf.ScopeAll})
+	return key, ids.World, err
+}
+
+// benchBaseline serves the bare go-sdk floor (a hidden command that bench
+// starts as a child process).
+func (e *env) benchBaseline(ctx context.Context, args []string) error {
+	fs := newFlags("bench-baseline")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: bench.NewBaselineHandler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "worldforge: listening on http://%s/mcp\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// child is a server process started by bench.
+type child struct {
+	cmd  *exec.Cmd
+	url  string
+	done chan struct{}
+}
+
+// startChild runs this binary with args and waits for its "listening on"
+// line on stderr; the rest of its stderr is copied to logw.
+func startChild(ctx context.Context, self string, logw io.Writer, args ...string) (*child, error) {
+	cmd := exec.Command(self, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{cmd: cmd, done: make(chan struct{})}
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if _, rest, ok := strings.Cut(line, "listening on "); ok && strings.HasPrefix(line, "worldforge:") {
+				select {
+				case urls <- strings.TrimSuffix(strings.TrimSpace(rest), "/mcp"):
+				default:
+				}
+				continue
+			}
+			fmt.Fprintln(logw, "  [child]", line)
+		}
+		cmd.Wait()
+		close(c.done)
+	}()
+	select {
+	case c.url = <-urls:
+		return c, nil
+	case <-c.done:
+		return nil, fmt.Errorf("%s exited before listening", strings.Join(args, " "))
+	case <-time.After(30 * time.Second):
+		c.stop()
+		return nil, errors.New("timed out waiting for the server to listen")
+	case <-ctx.Done():
+		c.stop()
+		return nil, ctx.Err()
+	}
+}
+
+// stop ends the child: SIGINT, then SIGKILL after 5 s.
+func (c *child) stop() {
+	if c.cmd.Process == nil {
+		return
+	}
+	c.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
+		c.cmd.Process.Kill()
+		<-c.done
+	}
+}

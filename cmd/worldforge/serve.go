@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/httpapi"
+	"github.com/worldforge-go/worldforge/mcpserver"
+	"github.com/worldforge-go/worldforge/sqlstore"
+)
+
+// serve [--addr HOST:PORT] [--db DSN] [--demo]
+func (e *env) serve(ctx context.Context, args []string) error {
+	fs := newFlags("serve")
+	dbf := e.dbFlag(fs)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
+	demo := fs.Bool("demo", false, "create a demo owner, GM, player and world, and print credentials and an MCP client config")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := positional(fs, 0, "no arguments"); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usageErrorf("serve: --log-level: %v", err)
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return usageErrorf("serve: --addr %q: %v", *addr, err)
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+
+	dsn, err := e.dsn(*dbf)
+	if err != nil {
+		return err
+	}
+	db, err := sqlstore.Open(ctx, dsn, &sqlstore.Options{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer db.Close()
+
+	authn, err := auth.New(ctx, db, nil)
+	if err != nil {
+		return err
+	}
+	tools, err := mcpserver.New(db, &mcpserver.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	api := httpapi.New(httpapi.Options{Auth: authn, MCP: tools.MCP(), Store: db, Logger: logger})
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	baseURL := "http://" + ln.Addr().String()
+	if *demo {
+		if err := seedDemo(ctx, db, authn, baseURL, e.stdout); err != nil {
+			ln.Close()
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	srv := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("worldforge listening", "url", baseURL+"/mcp", "db", redactDSN(dsn))
+	fmt.Fprintf(e.stderr, "worldforge: listening on %s/mcp\n", baseURL)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	api.Close()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

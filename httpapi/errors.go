@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/worldforge-go/worldforge"
+)
+
+// codeStatus maps error codes to HTTP statuses for REST responses.
+var codeStatus = map[string]int{
+	worldforge.ENotFound:         http.StatusNotFound,
+	worldforge.EProposalNotFound: http.StatusNotFound,
+	worldforge.EMissingScopes:    http.StatusForbidden,
+	worldforge.EBadRequest:       http.StatusBadRequest,
+	worldforge.EUnknownTemplate:  http.StatusBadRequest,
+	worldforge.EConflict:         http.StatusConflict,
+	worldforge.EVersionConflict:  http.StatusConflict,
+	worldforge.EUnauthorized:     http.StatusUnauthorized,
+	worldforge.EUnavailable:      http.StatusServiceUnavailable,
+	worldforge.EInternal:         http.StatusInternalServerError,
+}
+
+// StatusOf returns the HTTP status for an error code.
+func StatusOf(code string) int {
+	if s, ok := codeStatus[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError writes {"error": code[, "detail": …]} with the code's status.
+// Internal errors say only "internal".
+func writeError(w http.ResponseWriter, err error) {
+	code := worldforge.ErrorCode(err)
+	body := map[string]string{"error": code}
+	var e *worldforge.Error
+	if errors.As(err, &e) && e.Detail != "" {
+		body["detail"] = e.Detail
+	}
+	if code == worldforge.EUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="worldforge"`)
+	}
+	writeJSON(w, StatusOf(code), body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

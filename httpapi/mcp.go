@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// sseKeepAlive is how often an open GET /mcp stream sends a comment line,
+// so that proxies and clients see it alive.
+const sseKeepAlive = 25 * time.Second
+
+// serveMCP is the /mcp endpoint (after authentication):
+//
+//	POST    JSON-RPC, handled by the go-sdk's stateless streamable handler
+//	GET     406 unless the client accepts text/event-stream; otherwise an SSE
+//	        stream that stays open and quiet (a stateless server never
+//	        initiates messages) until the client or the server closes it
+//	DELETE  200: there is no session to end
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		s.serveMCPPost(w, r)
+	case http.MethodGet:
+		s.serveMCPStream(w, r)
+	case http.MethodDelete:
+		w.WriteHeader(http.StatusOK)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method_not_allowed"})
+	}
+}
+
+// serveMCPPost bounds and checks the body before the go-sdk sees it: an
+// oversized body is 413 and a body that is not JSON is a JSON-RPC parse
+// error (-32700), both as JSON-RPC error responses, and neither reaches a
+// tool. Everything else is the go-sdk's.
+func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("request body exceeds %d bytes", mbe.Limit))
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "could not read the request body")
+		return
+	}
+	if !json.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	s.mcp.ServeHTTP(w, r)
+}
+
+// writeRPCError writes a JSON-RPC error response with a null id.
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	writeJSON(w, status, map[string]any{
+		"jsonrpc": "2.0",
+		"id":      nil,
+		"error":   map[string]any{"code": code, "message": msg},
+	})
+}
+
+func (s *Server) serveMCPStream(w http.ResponseWriter, r *http.Request) {
+	if !acceptsEventStream(r.Header.Values("Accept")) {
+		writeJSON(w, http.StatusNotAcceptable, map[string]string{
+			"error":  "not_acceptable",
+			"detail": "GET /mcp needs Accept: text/event-stream",
+		})
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal"})
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+	tick := time.NewTicker(sseKeepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	}
+}
+
+func acceptsEventStream(values []string) bool {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			mt = strings.ToLower(strings.TrimSpace(mt))
+			if mt == "text/event-stream" {
+				return true
+			}
+		}
+	}
+	return false
+}

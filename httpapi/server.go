@@ -1,0 +1,145 @@
+// Package httpapi is WorldForge's HTTP surface: bearer authentication for
+// every route, the MCP endpoint at /mcp (stateless streamable HTTP on the
+// go-sdk's handler, one shared server), and the REST routes.
+//
+// Transport failures are HTTP statuses with a JSON body {"error": code};
+// the code → status table is in errors.go. Tool failures on /mcp are not
+// HTTP errors: they are MCP tool results with isError true.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/worldforge-go/worldforge"
+)
+
+// DefaultMaxBodyBytes limits request bodies.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Authenticator verifies bearer credentials (package auth implements it).
+// A credential that does not verify is worldforge.ErrUnauthorized; any
+// other error means the check itself failed.
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (*worldforge.Actor, error)
+}
+
+// Options configure a Server.
+type Options struct {
+	Auth Authenticator
+	// MCP is the shared MCP server mounted at /mcp.
+	MCP    *mcp.Server
+	Store  worldforge.Store
+	Logger *slog.Logger
+	// MaxBodyBytes limits request bodies (413 beyond); 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+}
+
+// Server is the HTTP handler.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	mux     *http.ServeMux
+	mcp     http.Handler
+	closing chan struct{}
+	once    sync.Once
+}
+
+// New returns the HTTP handler for the given parts.
+func New(opts Options) *Server {
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), closing: make(chan struct{})}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	shared := opts.MCP
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return shared }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		Logger:              s.log,
+		MaxRequestBodyBytes: opts.MaxBodyBytes,
+	})
+	// The go-sdk hands auth.TokenInfo from the request context to every
+	// tool handler; its middleware is the only way to put it there. We have
+	// verified the credential already, so its verifier just reads the actor.
+	s.mcp = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		a := worldforge.ActorFromContext(ctx)
+		if a == nil {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{
+			Scopes:     a.Scopes,
+			UserID:     a.UserID,
+			Extra:      map[string]any{worldforge.TokenInfoActorKey: a},
+			Expiration: time.Now().Add(time.Hour),
+		}, nil
+	}, nil)(sdk)
+
+	s.mux.Handle("/mcp", s.authenticated(http.HandlerFunc(s.serveMCP)))
+	s.mux.Handle("GET /me", s.authenticated(http.HandlerFunc(s.serveMe)))
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, worldforge.ErrNotFound)
+	})
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close ends open GET /mcp streams so that http.Server.Shutdown can finish.
+func (s *Server) Close() { s.once.Do(func() { close(s.closing) }) }
+
+// authenticated requires a valid bearer credential and puts its actor in
+// the request context.
+func (s *Server) authenticated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := bearerToken(r.Header.Get("Authorization"))
+		if !ok {
+			writeError(w, worldforge.ErrUnauthorized)
+			return
+		}
+		actor, err := s.opts.Auth.Authenticate(r.Context(), token)
+		if err != nil {
+			if !errors.Is(err, worldforge.ErrUnauthorized) {
+				s.log.Error("authenticate", "err", err)
+				err = &worldforge.Error{Code: worldforge.EUnavailable}
+			}
+			writeError(w, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(worldforge.NewContext(r.Context(), actor)))
+	})
+}
+
+// bearerToken extracts the token of an "Authorization: Bearer <token>"
+// header; the scheme is case-insensitive.
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != "" && !strings.ContainsAny(token, " \t")
+}
+
+// serveMe answers who the credential belongs to.
+func (s *Server) serveMe(w http.ResponseWriter, r *http.Request) {
+	a := worldforge.ActorFromContext(r.Context())
+	writeJSON(w, http.StatusOK, map[string]any{
+		"userId": a.UserID,
+		"keyId":  a.KeyID,
+		"kind":   a.Kind,
+		"scopes": a.Scopes,
+	})
+}

@@ -1,0 +1,151 @@
+// Package testserver starts a real WorldForge server for tests: the SQLite
+// store in a temporary directory (or PostgreSQL through dbtest), the real
+// authenticator, MCP server and HTTP handler, listening on 127.0.0.1:0.
+// It also seeds a cast (owner, GM, player, stranger) and a world with a row
+// of every kind, and mints credentials for them.
+package testserver
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	wf "github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/httpapi"
+	"github.com/worldforge-go/worldforge/mcpserver"
+	"github.com/worldforge-go/worldforge/sqlstore"
+)
+
+// Server is a running test server.
+type Server struct {
+	URL   string // base URL, e.g. http://127.0.0.1:41234
+	DB    *sqlstore.DB
+	Auth  *auth.Authenticator
+	Tools *mcpserver.Server
+
+	// The cast and the world they share.
+	Owner, GM, Player, Stranger *wf.User
+	World                       *wf.World
+	Campaign                    *wf.Campaign
+	Quest                       *wf.Quest
+	Encounter                   *wf.Encounter
+	Page                        *wf.WikiPage
+	Node                        *wf.AtlasNode
+	POI                         *wf.POI
+}
+
+// MCPURL is the MCP endpoint.
+func (s *Server) MCPURL() string { return s.URL + "/mcp" }
+
+// Start starts a server on db (closed with the test) and seeds it.
+func Start(t testing.TB, db *sqlstore.DB) *Server {
+	t.Helper()
+	ctx := context.Background()
+	a, err := auth.New(ctx, db, nil)
+	if err != nil {
+		t.Fatalf("auth: %v", err)
+	}
+	tools, err := mcpserver.New(db, nil)
+	if err != nil {
+		t.Fatalf("mcpserver: %v", err)
+	}
+	api := httpapi.New(httpapi.Options{Auth: a, MCP: tools.MCP(), Store: db})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		api.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	s := &Server{URL: "http://" + ln.Addr().String(), DB: db, Auth: a, Tools: tools}
+	s.seed(t)
+	return s
+}
+
+func (s *Server) seed(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("seed: %v", err)
+		}
+	}
+	s.Owner, s.GM, s.Player, s.Stranger = &wf.User{Name: "Owner"}, &wf.User{Name: "GM"}, &wf.User{Name: "Player"}, &wf.User{Name: "Stranger"}
+	for _, u := range []*wf.User{s.Owner, s.GM, s.Player, s.Stranger} {
+		must(s.DB.CreateUser(ctx, u))
+	}
+	s.World = &wf.World{OwnerID: s.Owner.ID, Name: "Testworld", Cols: 16, Rows: 12, JSON: json.RawMessage(`{"grid":{"cols":16,"rows":12}}`)}
+	must(s.DB.CreateWorld(ctx, s.World))
+	must(s.DB.AddWorldMember(ctx, s.World.ID, s.GM.ID, wf.RoleGM))
+	must(s.DB.AddWorldMember(ctx, s.World.ID, s.Player.ID, wf.RolePlayer))
+	s.Campaign = &wf.Campaign{OwnerID: s.Owner.ID, WorldID: s.World.ID, Name: "Campaign"}
+	must(s.DB.CreateCampaign(ctx, s.Campaign))
+	s.Quest = &wf.Quest{OwnerID: s.Owner.ID, CampaignID: s.Campaign.ID, WorldID: s.World.ID, Name: "Quest", JSON: json.RawMessage(`{"step":1}`)}
+	must(s.DB.CreateQuest(ctx, s.Quest))
+	s.Encounter = &wf.Encounter{OwnerID: s.Owner.ID, CampaignID: s.Campaign.ID, WorldID: s.World.ID, Name: "Encounter"}
+	must(s.DB.CreateEncounter(ctx, s.Encounter))
+	s.Page = &wf.WikiPage{WorldID: s.World.ID, Title: "The Wardens", Body: "A faction of keepers.", Kind: wf.WikiKindFaction, Audience: wf.AudienceParty}
+	must(s.DB.CreateWikiPage(ctx, s.Page, s.Owner.ID))
+	s.Node = &wf.AtlasNode{WorldID: s.World.ID, Name: "Aldmere", Level: 1, TerrainType: "plains"}
+	must(s.DB.CreateAtlasNode(ctx, s.Node))
+	s.POI = &wf.POI{WorldID: s.World.ID, Name: "Old chest", Category: "container", Tags: []string{"loot"}, X: 3, Y: 4, Openable: true, Visibility: wf.AudienceParty}
+	must(s.DB.CreatePOI(ctx, s.POI))
+	must(s.DB.UpsertLore(ctx, &wf.LoreEntity{WorldID: s.World.ID, Collection: "factions", ID: "wardens", Name: "Wardens", JSON: json.RawMessage(`{"id":"wardens","name":"Wardens"}`)}))
+}
+
+// Key makes an API key for the user with the given scopes.
+func (s *Server) Key(t testing.TB, u *wf.User, scopes ...string) string {
+	t.Helper()
+	secret, _, err := s.Auth.CreateKey(context.Background(), u.ID, scopes)
+	if err != nil {
+		t.Fatalf("create key: %v", err)
+	}
+	return secret
+}
+
+// Token mints a session JWT for the user.
+func (s *Server) Token(t testing.TB, u *wf.User) string {
+	t.Helper()
+	tok, err := s.Auth.IssueToken(context.Background(), u.ID, time.Hour)
+	if err != nil {
+		t.Fatalf("issue token: %v", err)
+	}
+	return tok
+}
+
+// AuditCount counts audit rows.
+func (s *Server) AuditCount(t testing.TB) int {
+	t.Helper()
+	n, err := s.DB.CountAudit(context.Background(), wf.AuditFilter{})
+	if err != nil {
+		t.Fatalf("count audit: %v", err)
+	}
+	return n
+}
+
+// BearerTransport adds an Authorization header to every request.
+type BearerTransport struct {
+	Token string
+	Base  http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.Token)
+	base := b.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(r)
+}

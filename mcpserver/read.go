@@ -1,0 +1,301 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	wf "github.com/worldforge-go/worldforge"
+)
+
+// World, campaign, quest and encounter reads: owner only.
+
+func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
+	w, err := s.worldOwner(ctx, c, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := s.store.WorldRuntime(ctx, w.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if w.JSON, err = wf.MergeRuntime(w.JSON, rt); err != nil {
+		return nil, err
+	}
+	c.target("world", w.ID, w.ID)
+	return w, nil
+}
+
+func (s *Server) readCampaign(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
+	cp, err := s.store.FindCampaignByID(ctx, in.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := ownedBy(c, cp.OwnerID); err != nil {
+		return nil, err
+	}
+	c.target("campaign", cp.ID, cp.WorldID)
+	return cp, nil
+}
+
+func (s *Server) listCampaigns(ctx context.Context, c *call, _ *struct{}) (any, error) {
+	list, err := s.store.ListCampaigns(ctx, c.owner)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("campaign", "", "")
+	return wf.CampaignList{Campaigns: list}, nil
+}
+
+func (s *Server) readQuest(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
+	q, err := s.store.FindQuestByID(ctx, in.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := ownedBy(c, q.OwnerID); err != nil {
+		return nil, err
+	}
+	c.target("quest", q.ID, q.WorldID)
+	return q, nil
+}
+
+func (s *Server) listQuests(ctx context.Context, c *call, in *wf.CampaignFilterArgs) (any, error) {
+	list, err := s.store.ListQuests(ctx, c.owner, in.CampaignID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("quest", "", "")
+	return wf.QuestList{Quests: list}, nil
+}
+
+func (s *Server) readEncounter(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
+	e, err := s.store.FindEncounterByID(ctx, in.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := ownedBy(c, e.OwnerID); err != nil {
+		return nil, err
+	}
+	c.target("encounter", e.ID, e.WorldID)
+	return e, nil
+}
+
+func (s *Server) listEncounters(ctx context.Context, c *call, in *wf.CampaignFilterArgs) (any, error) {
+	list, err := s.store.ListEncounters(ctx, c.owner, in.CampaignID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("encounter", "", "")
+	return wf.EncounterList{Encounters: list}, nil
+}
+
+// Wiki reads: owner or GM of the page's world.
+
+func (s *Server) listWikiPages(ctx context.Context, c *call, in *wf.ListWikiPagesArgs) (any, error) {
+	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+		return nil, err
+	}
+	pages, err := s.store.ListWikiPages(ctx, in.WorldID, in.Kind)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("world", in.WorldID, in.WorldID)
+	return wf.WikiPageList{Pages: pages}, nil
+}
+
+func (s *Server) readWikiPage(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
+	p, err := s.store.FindWikiPageByID(ctx, in.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := s.ownerOrGM(ctx, c, p.WorldID); err != nil {
+		return nil, err
+	}
+	c.target("wiki_page", p.ID, p.WorldID)
+	return p, nil
+}
+
+func (s *Server) searchWikiPages(ctx context.Context, c *call, in *wf.SearchWikiPagesArgs) (any, error) {
+	worlds, err := s.gmWorlds(ctx, c, in.WorldID)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := s.store.SearchWikiPages(ctx, wf.WikiSearch{
+		WorldIDs: worlds, Q: in.Q, Kind: in.Kind, Limit: orDefault(in.Limit, wf.DefaultSearchLimit),
+	})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("world", in.WorldID, in.WorldID)
+	return wf.WikiPageList{Pages: pages}, nil
+}
+
+func (s *Server) wikiPageHistory(ctx context.Context, c *call, in *wf.WikiPageHistoryArgs) (any, error) {
+	p, err := s.store.FindWikiPageByID(ctx, in.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := s.ownerOrGM(ctx, c, p.WorldID); err != nil {
+		return nil, err
+	}
+	revs, err := s.store.WikiPageHistory(ctx, p.ID, orDefault(in.Limit, wf.DefaultHistoryLimit))
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("wiki_page", p.ID, p.WorldID)
+	return wf.WikiHistory{PageID: p.ID, Revisions: revs}, nil
+}
+
+func (s *Server) listFactions(ctx context.Context, c *call, in *wf.WorldArgs) (any, error) {
+	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+		return nil, err
+	}
+	pages, err := s.store.ListWikiPages(ctx, in.WorldID, wf.WikiKindFaction)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	lore, err := s.store.ListLore(ctx, in.WorldID, "factions")
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("world", in.WorldID, in.WorldID)
+	return wf.FactionList{WorldID: in.WorldID, Pages: pages, Lore: rawEntities(lore)}, nil
+}
+
+func (s *Server) getWorldSummary(ctx context.Context, c *call, in *wf.WorldArgs) (any, error) {
+	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+		return nil, err
+	}
+	w, err := s.store.FindWorldByID(ctx, in.WorldID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	counts, err := s.store.CountWikiPages(ctx, in.WorldID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	nodes, err := s.store.CountAtlasNodes(ctx, in.WorldID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	c.target("world", w.ID, w.ID)
+	return wf.WorldSummary{WorldID: w.ID, Name: w.Name, WikiPages: counts, WikiTotal: total, AtlasNodes: nodes}, nil
+}
+
+// Atlas reads: owner or GM of the node's world.
+
+func (s *Server) listAtlasPlaces(ctx context.Context, c *call, in *wf.ListAtlasPlacesArgs) (any, error) {
+	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+		return nil, err
+	}
+	nodes, err := s.store.ListAtlasNodes(ctx, in.WorldID, in.Level)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("world", in.WorldID, in.WorldID)
+	return wf.AtlasPlaceList{Places: nodes}, nil
+}
+
+func (s *Server) readAtlasNode(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
+	n, err := s.store.FindAtlasNodeByID(ctx, in.ID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if err := s.ownerOrGM(ctx, c, n.WorldID); err != nil {
+		return nil, err
+	}
+	c.target("atlas_node", n.ID, n.WorldID)
+	return n, nil
+}
+
+func (s *Server) searchAtlasNodes(ctx context.Context, c *call, in *wf.SearchAtlasNodesArgs) (any, error) {
+	worlds, err := s.gmWorlds(ctx, c, in.WorldID)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := s.store.SearchAtlasNodes(ctx, wf.AtlasSearch{
+		WorldIDs: worlds, Q: in.Q, Limit: orDefault(in.Limit, wf.DefaultSearchLimit),
+	})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("world", in.WorldID, in.WorldID)
+	return wf.AtlasPlaceList{Places: nodes}, nil
+}
+
+// POIs: world owner only (the GM/member split lives in the REST route).
+
+func (s *Server) searchPOIs(ctx context.Context, c *call, in *wf.SearchPOIsArgs) (any, error) {
+	if _, err := s.worldOwner(ctx, c, in.WorldID); err != nil {
+		return nil, err
+	}
+	q := in.Request
+	q.Limit = orDefault(q.Limit, wf.DefaultPOILimit)
+	if (q.X == nil) != (q.Y == nil) {
+		return nil, wf.BadRequest("request.x and request.y go together")
+	}
+	if q.RadiusPx != nil && q.X == nil {
+		return nil, wf.BadRequest("request.radiusPx needs request.x and request.y")
+	}
+	pois, err := s.store.SearchPOIs(ctx, in.WorldID, q)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("world", in.WorldID, in.WorldID)
+	return wf.POIList{POIs: pois}, nil
+}
+
+// Lore: owner or GM; lore:read or world:read.
+
+func (s *Server) listLore(ctx context.Context, c *call, in *wf.ListLoreArgs) (any, error) {
+	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+		return nil, err
+	}
+	entities, err := s.store.ListLore(ctx, in.WorldID, in.Collection)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	counts, err := s.store.CountLore(ctx, in.WorldID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	c.target("world", in.WorldID, in.WorldID)
+	issues := []wf.LoreIssue{}
+	if in.Collection != "" {
+		return wf.LoreCollectionList{Collection: in.Collection, Items: rawEntities(entities), Counts: counts, Issues: issues}, nil
+	}
+	byColl := make(map[string][]wf.RawEntity, len(wf.LoreCollections))
+	for _, name := range wf.LoreCollections {
+		byColl[name] = []wf.RawEntity{}
+	}
+	for _, e := range entities {
+		if slices.Contains(wf.LoreCollections, e.Collection) {
+			byColl[e.Collection] = append(byColl[e.Collection], e.JSON)
+		}
+	}
+	return wf.LoreOverview{Lore: byColl, Counts: counts, Issues: issues, Presets: []wf.LorePreset{}}, nil
+}
+
+func rawEntities(list []wf.LoreEntity) []wf.RawEntity {
+	out := make([]wf.RawEntity, 0, len(list))
+	for _, e := range list {
+		if len(e.JSON) == 0 {
+			b, _ := json.Marshal(map[string]string{"id": e.ID, "name": e.Name})
+			out = append(out, b)
+			continue
+		}
+		out = append(out, e.JSON)
+	}
+	return out
+}
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}

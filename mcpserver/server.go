@@ -1,0 +1,276 @@
+// Package mcpserver serves WorldForge's tools over the Model Context
+// Protocol on one shared go-sdk *mcp.Server, built once at start-up.
+//
+// The caller's identity does not come from a per-request server: the HTTP
+// layer verifies the bearer credential and hands the actor to the go-sdk as
+// auth.TokenInfo (Extra[worldforge.TokenInfoActorKey]), which reaches every tool handler in
+// CallToolRequest.Extra. Each tool runs the same steps, in this order:
+//
+//  1. scope check (missing_scopes:<every missing scope>),
+//  2. owner resolution (missing_scopes:unresolved_owner),
+//  3. argument validation against the tool's input schema (bad_request),
+//  4. the tool's work, with owner / GM / member rules answering not_found
+//     to everyone else exactly as for a missing id,
+//  5. one audit row, committed before the result is returned.
+//
+// A failure at any step is a tool result with isError true whose one text
+// block is the error code text; nothing is audited for it. A success is one
+// text block holding the result's JSON.
+//
+// Tools are registered through the low-level Server.AddTool with our own
+// schema validation: the schemas are derived once from the argument types
+// in package worldforge and resolved at start-up.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/worldforge-go/worldforge"
+)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	Logger *slog.Logger
+}
+
+// Server holds the shared MCP server and the store its tools use.
+type Server struct {
+	store  worldforge.Store
+	log    *slog.Logger
+	mcp    *mcp.Server
+	tools  []*toolDef
+	byName map[string]*toolDef
+}
+
+// New builds the MCP server with every tool registered.
+func New(store worldforge.Store, opts *Options) (*Server, error) {
+	s := &Server{store: store, log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{}}
+	if opts != nil && opts.Logger != nil {
+		s.log = opts.Logger
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "worldforge", Title: "WorldForge", Version: worldforge.Version}, &mcp.ServerOptions{
+		Instructions: "WorldForge: read and propose changes to tabletop worlds, campaigns, wikis, atlases and lore. Every tool is scope-checked; ids you cannot see answer not_found.",
+		Logger:       s.log,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, reg := range registrations {
+		def, err := reg(s)
+		if err != nil {
+			return nil, err
+		}
+		s.tools = append(s.tools, def)
+		s.byName[def.name] = def
+		s.mcp.AddTool(def.tool, s.handler(def))
+	}
+	return s, nil
+}
+
+// MCP returns the shared go-sdk server.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// ToolNames lists the registered tools in registration order.
+func (s *Server) ToolNames() []string {
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.name
+	}
+	return names
+}
+
+// access says who may call a tool beyond its scope.
+type access struct {
+	scopes   []string // all required
+	anyScope bool     // true: any one of scopes suffices
+}
+
+func allOf(s ...string) access { return access{scopes: s} }
+func anyOf(s ...string) access { return access{scopes: s, anyScope: true} }
+
+// toolDef is one registered tool.
+type toolDef struct {
+	name     string
+	access   access
+	tool     *mcp.Tool
+	resolved *jsonschema.Resolved
+	run      func(ctx context.Context, c *call, args json.RawMessage) (any, error)
+}
+
+// call is the state of one tool call shared with the tool's body.
+type call struct {
+	actor *worldforge.Actor
+	owner string
+	audit worldforge.AuditEntry
+}
+
+// target records what the call touched, for its audit row.
+func (c *call) target(typ, id, worldID string) {
+	c.audit.TargetType, c.audit.TargetID, c.audit.WorldID = typ, id, worldID
+}
+
+// registration builds one tool for a server.
+type registration func(*Server) (*toolDef, error)
+
+// tool declares a tool whose arguments decode into In. schemaFn may adjust
+// the schema derived from In (ranges, enums, defaults).
+func tool[In any](name, description string, acc access, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
+	return func(s *Server) (*toolDef, error) {
+		schema, err := jsonschema.For[In](nil)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", name, err)
+		}
+		if schemaFn != nil {
+			schemaFn(schema)
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: resolve schema: %w", name, err)
+		}
+		def := &toolDef{
+			name:     name,
+			access:   acc,
+			resolved: resolved,
+			tool: &mcp.Tool{
+				Name:        name,
+				Description: description + scopeNote(acc),
+				InputSchema: schema,
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+			},
+		}
+		def.run = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			in := new(In)
+			if err := decodeArgs(resolved, raw, in); err != nil {
+				return nil, err
+			}
+			return body(s, ctx, c, in)
+		}
+		return def, nil
+	}
+}
+
+func scopeNote(a access) string {
+	if len(a.scopes) == 0 {
+		return ""
+	}
+	sep := " and "
+	if a.anyScope {
+		sep = " or "
+	}
+	out := " Scope: "
+	for i, sc := range a.scopes {
+		if i > 0 {
+			out += sep
+		}
+		out += sc
+	}
+	return out + "."
+}
+
+// decodeArgs validates raw tool arguments against the resolved schema and
+// decodes them into dst.
+func decodeArgs(resolved *jsonschema.Resolved, raw json.RawMessage, dst any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var m any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return worldforge.BadRequest("arguments are not valid JSON: %v", err)
+	}
+	if _, ok := m.(map[string]any); !ok {
+		return worldforge.BadRequest("arguments must be a JSON object")
+	}
+	if err := resolved.Validate(m); err != nil {
+		return worldforge.BadRequest("invalid arguments: %v", err)
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return worldforge.BadRequest("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// handler adapts a toolDef to the go-sdk.
+func (s *Server) handler(def *toolDef) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := &call{actor: actorOf(ctx, req)}
+		res, err := s.invoke(ctx, def, c, req.Params.Arguments)
+		if err != nil {
+			return errorResult(s.log, def.name, err), nil
+		}
+		data, err := json.Marshal(res)
+		if err != nil {
+			return errorResult(s.log, def.name, fmt.Errorf("encode result: %w", err)), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+	}
+}
+
+// invoke runs the steps every tool shares (see the package doc).
+func (s *Server) invoke(ctx context.Context, def *toolDef, c *call, raw json.RawMessage) (any, error) {
+	if c.actor == nil {
+		return nil, worldforge.MissingScopes(worldforge.UnresolvedOwner)
+	}
+	var err error
+	if def.access.anyScope {
+		err = c.actor.RequireAnyScope(def.access.scopes...)
+	} else {
+		err = c.actor.RequireScopes(def.access.scopes...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.owner, err = c.actor.Owner(); err != nil {
+		return nil, err
+	}
+	res, err := def.run(ctx, c, raw)
+	if err != nil {
+		return nil, err
+	}
+	c.audit.ActorID = c.owner
+	c.audit.KeyID = c.actor.KeyID
+	c.audit.Tool = def.name
+	c.audit.Outcome = "ok"
+	if err := s.store.AppendAudit(ctx, &c.audit); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return res, nil
+}
+
+func actorOf(ctx context.Context, req *mcp.CallToolRequest) *worldforge.Actor {
+	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
+		if a, ok := req.Extra.TokenInfo.Extra[worldforge.TokenInfoActorKey].(*worldforge.Actor); ok {
+			return a
+		}
+	}
+	return worldforge.ActorFromContext(ctx)
+}
+
+// errorResult turns an error into an isError tool result. Domain errors
+// carry their code text; anything else is logged and reported as
+// "internal_error" so no internals leak to the caller.
+func errorResult(log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+	var e *worldforge.Error
+	text := "internal_error"
+	if errors.As(err, &e) {
+		text = e.Error()
+	} else {
+		log.Error("tool failed", "tool", tool, "err", err)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// CallTool runs a tool directly, without MCP framing, for in-process
+// callers (the demo seeding, tests). It returns the result value or the
+// tool error.
+func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (any, error) {
+	def, ok := s.byName[name]
+	if !ok {
+		return nil, worldforge.Errorf(worldforge.ENotFound, "unknown tool %q", name)
+	}
+	return s.invoke(ctx, def, &call{actor: actor}, args)
+}

@@ -1,0 +1,268 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/worldforge-go/worldforge"
+)
+
+// Audit list limits and the time one group commit may take.
+const (
+	auditListDefault = 100
+	auditListMax     = 1000
+	auditWriteTime   = 30 * time.Second
+	auditCols        = "id, actor_id, key_id, tool, route, target_type, target_id, world_id, outcome, created_at"
+	auditNumCols     = 10
+)
+
+// auditReq is one queued AppendAudit: its entry and where its result goes.
+type auditReq struct {
+	ctx  context.Context
+	e    *worldforge.AuditEntry
+	done chan error // buffered: the writer never blocks on a caller
+}
+
+// auditor is the group commit of the audit log: one goroutine writes the
+// queued entries of many callers in one transaction.
+type auditor struct {
+	db       *DB
+	maxBatch int
+
+	mu     sync.RWMutex // held for reading while sending on queue, for writing by close
+	closed bool
+	queue  chan *auditReq
+	done   chan struct{} // closed when run returns
+
+	inflight atomic.Int64 // entries taken from the queue and not yet answered
+	batches  atomic.Int64 // transactions committed
+	rows     atomic.Int64 // rows committed
+}
+
+func startAuditor(db *DB, maxBatch int) *auditor {
+	a := &auditor{
+		db:       db,
+		maxBatch: maxBatch,
+		queue:    make(chan *auditReq, 4*maxBatch),
+		done:     make(chan struct{}),
+	}
+	go a.run()
+	return a
+}
+
+// AppendAudit queues the entry for the next group commit and waits until
+// that transaction commits. It fills an empty ID (NewID("aud")) and a zero
+// CreatedAt. It returns the commit's error, ctx's error if ctx ends first
+// (the entry may then still be written, once), or ErrClosed after Close.
+func (db *DB) AppendAudit(ctx context.Context, e *worldforge.AuditEntry) error {
+	if e.ID == "" {
+		e.ID = worldforge.NewID("aud")
+	}
+	e.CreatedAt = stamp(e.CreatedAt)
+	req := &auditReq{ctx: ctx, e: e, done: make(chan error, 1)}
+	if err := db.audit.enqueue(ctx, req); err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	select {
+	case err := <-req.done:
+		return wrap("append audit", err)
+	case <-ctx.Done():
+		select {
+		case err := <-req.done: // answered at the same moment: report the write
+			return wrap("append audit", err)
+		default:
+			return fmt.Errorf("append audit: %w", ctx.Err())
+		}
+	}
+}
+
+func (a *auditor) enqueue(ctx context.Context, req *auditReq) error {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.closed {
+		return ErrClosed
+	}
+	select {
+	case a.queue <- req:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// close refuses new entries, lets run commit those queued, and waits for it.
+func (a *auditor) close() {
+	a.mu.Lock()
+	if !a.closed {
+		a.closed = true
+		close(a.queue)
+	}
+	a.mu.Unlock()
+	<-a.done
+}
+
+// run takes the first queued entry, then whatever else is queued (up to
+// maxBatch), writes them in one transaction and releases their callers. The
+// entries that arrive meanwhile form the next batch. It returns once the
+// queue is closed and drained.
+func (a *auditor) run() {
+	defer close(a.done)
+	batch := make([]*auditReq, 0, a.maxBatch)
+	for {
+		req, ok := <-a.queue
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], req)
+	fill:
+		for len(batch) < a.maxBatch {
+			select {
+			case req, ok := <-a.queue:
+				if !ok {
+					break fill // write this batch; the next receive returns
+				}
+				batch = append(batch, req)
+			default:
+				break fill
+			}
+		}
+		a.inflight.Store(int64(len(batch)))
+		a.flush(batch)
+		a.inflight.Store(0)
+		clear(batch) // drop references for the garbage collector
+	}
+}
+
+// flush writes the batch's live entries (a caller that gave up before the
+// write is answered with its context's error and not written). When the
+// batch transaction fails it writes the entries one by one, so that one bad
+// entry (a duplicate ID) fails alone; the failed transaction wrote nothing,
+// so nothing is written twice.
+func (a *auditor) flush(batch []*auditReq) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- err
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	err := a.write(live)
+	if err == nil || len(live) == 1 {
+		for _, r := range live {
+			r.done <- err
+		}
+		return
+	}
+	a.db.log.Warn("audit group commit failed; writing entries one by one", "rows", len(live), "err", err)
+	for _, r := range live {
+		r.done <- a.write([]*auditReq{r})
+	}
+}
+
+// write inserts the entries with one multi-row INSERT in one transaction.
+func (a *auditor) write(reqs []*auditReq) error {
+	ctx, cancel := context.WithTimeout(context.Background(), auditWriteTime)
+	defer cancel()
+	args := make([]any, 0, len(reqs)*auditNumCols)
+	for _, r := range reqs {
+		e := r.e
+		args = append(args, e.ID, e.ActorID, nullStr(e.KeyID), nullStr(e.Tool), nullStr(e.Route),
+			nullStr(e.TargetType), nullStr(e.TargetID), nullStr(e.WorldID), e.Outcome, ms(e.CreatedAt))
+	}
+	err := a.db.writer.tx(ctx, func(q querier) error {
+		_, err := q.execOnce(ctx, auditInsert(len(reqs)), args...)
+		return err
+	})
+	if err != nil {
+		a.db.log.Error("audit write failed", "rows", len(reqs), "err", err)
+		return err
+	}
+	a.batches.Add(1)
+	a.rows.Add(int64(len(reqs)))
+	return nil
+}
+
+// auditInserts caches the INSERT text of each batch size.
+var auditInserts sync.Map // int → string
+
+func auditInsert(n int) string {
+	if s, ok := auditInserts.Load(n); ok {
+		return s.(string)
+	}
+	row := "(" + placeholders(auditNumCols) + ")"
+	var b strings.Builder
+	b.WriteString("INSERT INTO audit_log (" + auditCols + ") VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	s := b.String()
+	auditInserts.Store(n, s)
+	return s
+}
+
+// auditWhere builds the WHERE clause of an audit filter.
+func auditWhere(f worldforge.AuditFilter) (string, []any) {
+	var (
+		conds []string
+		args  []any
+	)
+	if f.ActorID != "" {
+		conds = append(conds, "actor_id = ?")
+		args = append(args, f.ActorID)
+	}
+	if f.Tool != "" {
+		conds = append(conds, "tool = ?")
+		args = append(args, f.Tool)
+	}
+	if f.WorldID != "" {
+		conds = append(conds, "world_id = ?")
+		args = append(args, f.WorldID)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// ListAudit lists the rows the filter selects, newest first. Limit defaults
+// to 100 and is capped at 1000.
+func (db *DB) ListAudit(ctx context.Context, f worldforge.AuditFilter) ([]worldforge.AuditEntry, error) {
+	where, args := auditWhere(f)
+	args = append(args, clampLimit(f.Limit, auditListDefault, auditListMax))
+	out, err := collect(scanAuditEntry)(db.reader.q().query(ctx,
+		"SELECT "+auditCols+" FROM audit_log"+where+" ORDER BY created_at DESC, id DESC LIMIT ?", args...))
+	return out, wrap("list audit", err)
+}
+
+// CountAudit counts the rows the filter selects (Limit does not apply).
+func (db *DB) CountAudit(ctx context.Context, f worldforge.AuditFilter) (int, error) {
+	where, args := auditWhere(f)
+	var n int
+	err := db.reader.q().queryRow(ctx, "SELECT COUNT(*) FROM audit_log"+where, args...).Scan(&n)
+	return n, wrap("count audit", err)
+}
+
+func scanAuditEntry(s scanner) (worldforge.AuditEntry, error) {
+	var (
+		e                                               worldforge.AuditEntry
+		key, tool, route, targetType, targetID, worldID sql.NullString
+		created                                         int64
+	)
+	err := s.Scan(&e.ID, &e.ActorID, &key, &tool, &route, &targetType, &targetID, &worldID, &e.Outcome, &created)
+	e.KeyID, e.Tool, e.Route = key.String, tool.String, route.String
+	e.TargetType, e.TargetID, e.WorldID = targetType.String, targetID.String, worldID.String
+	e.CreatedAt = fromMS(created)
+	return e, err
+}

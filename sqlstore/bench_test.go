@@ -1,0 +1,67 @@
+package sqlstore_test
+
+import (
+	"testing"
+
+	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/dbtest"
+)
+
+// BenchmarkAppendAudit appends from parallel callers on SQLite; the group
+// commit shares each transaction between the callers waiting on it.
+func BenchmarkAppendAudit(b *testing.B) {
+	db := dbtest.Open(b)
+	ctx := b.Context()
+	b.SetParallelism(8) // 8×GOMAXPROCS concurrent callers, as many requests would be
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			e := &worldforge.AuditEntry{ActorID: "user_bench", Tool: "read_world", TargetType: "world",
+				TargetID: "world_bench", WorldID: "world_bench", Outcome: "ok"}
+			if err := db.AppendAudit(ctx, e); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	batches, rows := db.AuditStatsForTest()
+	if batches > 0 {
+		b.ReportMetric(float64(rows)/float64(batches), "rows/commit")
+	}
+}
+
+// BenchmarkFindWorldByID reads one world by id on SQLite, serially and from
+// parallel callers on the reader pool.
+func BenchmarkFindWorldByID(b *testing.B) {
+	db := dbtest.Open(b)
+	ctx := b.Context()
+	u := &worldforge.User{Name: "bench"}
+	if err := db.CreateUser(ctx, u); err != nil {
+		b.Fatal(err)
+	}
+	w := &worldforge.World{OwnerID: u.ID, Name: "bench", Cols: 64, Rows: 48, JSON: []byte(`{"grid":[]}`)}
+	if err := db.CreateWorld(ctx, w); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := db.FindWorldByID(ctx, w.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := db.FindWorldByID(ctx, w.ID); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}

@@ -1,0 +1,42 @@
+package sqlstore
+
+import (
+	"strings"
+)
+
+// dialect holds what differs between the engines. Everything else is one
+// SQL text with ? placeholders.
+type dialect int
+
+const (
+	dialectSQLite dialect = iota
+	dialectPostgres
+)
+
+// rebind turns the ?-placeholder text into the engine's form.
+func (d dialect) rebind(query string) string {
+	if d == dialectPostgres {
+		return rebindDollar(query)
+	}
+	return query
+}
+
+// jsonArrayHas is a condition true when the JSON array of strings in column
+// col holds the string bound to its one placeholder.
+func (d dialect) jsonArrayHas(col string) string {
+	if d == dialectPostgres {
+		return "EXISTS (SELECT 1 FROM jsonb_array_elements_text(" + col + "::jsonb) AS t(v) WHERE t.v = ?)"
+	}
+	return "EXISTS (SELECT 1 FROM json_each(" + col + ") WHERE json_each.value = ?)"
+}
+
+// likeEscaper escapes the LIKE wildcards of a user string; every LIKE of the
+// store is written "LIKE ? ESCAPE '\'".
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// containsPattern returns the LIKE pattern matching s anywhere, lower-cased
+// to be compared with LOWER(column). SQLite's LOWER folds ASCII letters only;
+// PostgreSQL's folds every letter of the database's locale.
+func containsPattern(s string) string {
+	return "%" + likeEscaper.Replace(strings.ToLower(s)) + "%"
+}

@@ -1,0 +1,64 @@
+package sqlstore_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/sqlstore"
+)
+
+func TestLore(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "A")
+
+		zed := &worldforge.LoreEntity{WorldID: w.ID, Collection: "deities", ID: "zed", Name: "Zed", JSON: json.RawMessage(`{"id":"zed"}`), UpdatedAt: at(0)}
+		must(t, db.UpsertLore(ctx, zed))
+		if zed.Version != 1 {
+			t.Errorf("new entity version %d, want 1", zed.Version)
+		}
+		zed.Name, zed.JSON, zed.UpdatedAt = "Zed the Old", json.RawMessage(`{"id":"zed","old":true}`), at(1)
+		must(t, db.UpsertLore(ctx, zed))
+		if zed.Version != 2 {
+			t.Errorf("replaced entity version %d, want 2", zed.Version)
+		}
+		amy := &worldforge.LoreEntity{WorldID: w.ID, Collection: "deities", ID: "amy", Name: "Amy", UpdatedAt: at(2)}
+		must(t, db.UpsertLore(ctx, amy))
+		feast := &worldforge.LoreEntity{WorldID: w.ID, Collection: "festivals", Name: "Feast", UpdatedAt: at(3)}
+		must(t, db.UpsertLore(ctx, feast))
+		if !worldforge.ValidID("lore", feast.ID) {
+			t.Errorf("filled ID %q", feast.ID)
+		}
+
+		wantCode(t, db.UpsertLore(ctx, &worldforge.LoreEntity{WorldID: w.ID, Collection: "dragons", ID: "x"}), worldforge.EBadRequest)
+		wantCode(t, db.UpsertLore(ctx, &worldforge.LoreEntity{WorldID: "world_missing", Collection: "deities", ID: "x"}), worldforge.ENotFound)
+
+		all, err := db.ListLore(ctx, w.ID, "")
+		must(t, err)
+		diff(t, []worldforge.LoreEntity{*amy, *zed, *feast}, all) // by collection, then name
+		deities, err := db.ListLore(ctx, w.ID, "deities")
+		must(t, err)
+		diff(t, []worldforge.LoreEntity{*amy, *zed}, deities)
+		none, err := db.ListLore(ctx, w.ID, "eras")
+		must(t, err)
+		if none == nil || len(none) != 0 {
+			t.Errorf("ListLore(eras) = %#v, want empty", none)
+		}
+
+		counts, err := db.CountLore(ctx, w.ID)
+		must(t, err)
+		want := map[string]int{}
+		for _, c := range worldforge.LoreCollections {
+			want[c] = 0
+		}
+		want["deities"], want["festivals"] = 2, 1
+		diff(t, want, counts)
+		if len(counts) != 17 {
+			t.Errorf("%d collections counted, want 17", len(counts))
+		}
+	})
+}

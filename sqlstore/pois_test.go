@@ -1,0 +1,114 @@
+package sqlstore_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/sqlstore"
+)
+
+func poiNames(ps []worldforge.POI) []string {
+	names := []string{}
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+func TestPOIs(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w, w2 := newWorld(t, db, owner.ID, "A"), newWorld(t, db, owner.ID, "B")
+
+		poi := func(world, name, category string, x, y int, vis string, tags ...string) *worldforge.POI {
+			p := &worldforge.POI{WorldID: world, Name: name, Category: category, Tags: tags, X: x, Y: y, Visibility: vis}
+			must(t, db.CreatePOI(ctx, p))
+			return p
+		}
+		// Cell centres with CellSizePx 32; distances are from the pixel (16, 16).
+		well := &worldforge.POI{WorldID: w.ID, Name: "Well", Category: "water", Tags: []string{"town", "water"},
+			X: 0, Y: 0, Items: []worldforge.POIItem{{ID: "item_bucket", Name: "Bucket"}}, Pickable: true, Openable: true,
+			Visibility: worldforge.AudienceParty}
+		must(t, db.CreatePOI(ctx, well))                                                          // d = 0
+		poi(w.ID, "Tavern", "inn", 1, 0, worldforge.AudienceParty, "town", "food")                // d = 32
+		poi(w.ID, "Shrine 100%", "holy", -2, -1, worldforge.AudienceParty)                        // d ≈ 71.6
+		poi(w.ID, "Old Well", "water", 3, 4, worldforge.AudienceGM, "water")                      // d = 160
+		poi(w.ID, "Cave", "dungeon", 10, 10, worldforge.AudienceGM, "danger")                     // d ≈ 452.5
+		gate := poi(w.ID, "Gate", "wall", 50, 50, "", `a"b`, "x%y")                               // far; default visibility
+		poi(w2.ID, "Well of Elsewhere", "water", 0, 0, worldforge.AudienceParty, "town", "water") // another world
+
+		if gate.Visibility != worldforge.AudienceGM || !worldforge.ValidID("poi", gate.ID) || gate.Version != 1 {
+			t.Errorf("created gate: %+v", gate)
+		}
+		got, err := db.SearchPOIs(ctx, w.ID, worldforge.POIQuery{Name: "well", Category: "water", Tags: []string{"town"}})
+		must(t, err)
+		diff(t, []worldforge.POI{*well}, got)
+
+		cases := []struct {
+			name string
+			q    worldforge.POIQuery
+			want []string
+		}{
+			{"all by name", worldforge.POIQuery{}, []string{"Cave", "Gate", "Old Well", "Shrine 100%", "Tavern", "Well"}},
+			{"name any case", worldforge.POIQuery{Name: "WELL"}, []string{"Old Well", "Well"}},
+			{"name percent literal", worldforge.POIQuery{Name: "0%"}, []string{"Shrine 100%"}},
+			{"category exact", worldforge.POIQuery{Category: "water"}, []string{"Old Well", "Well"}},
+			{"category not substring", worldforge.POIQuery{Category: "wat"}, []string{}},
+			{"one tag", worldforge.POIQuery{Tags: []string{"town"}}, []string{"Tavern", "Well"}},
+			{"all tags", worldforge.POIQuery{Tags: []string{"town", "water"}}, []string{"Well"}},
+			{"repeated tag", worldforge.POIQuery{Tags: []string{"town", "town"}}, []string{"Tavern", "Well"}},
+			{"tag with quote", worldforge.POIQuery{Tags: []string{`a"b`}}, []string{"Gate"}},
+			{"tag is exact", worldforge.POIQuery{Tags: []string{"a"}}, []string{}},
+			{"tag percent", worldforge.POIQuery{Tags: []string{"x%y"}}, []string{"Gate"}},
+			{"tag no wildcard", worldforge.POIQuery{Tags: []string{"x_y"}}, []string{}},
+			{"party only", worldforge.POIQuery{PartyOnly: true}, []string{"Shrine 100%", "Tavern", "Well"}},
+			{"nearest first", worldforge.POIQuery{X: ptr(16), Y: ptr(16)}, []string{"Well", "Tavern", "Shrine 100%", "Old Well", "Cave", "Gate"}},
+			{"radius inclusive", worldforge.POIQuery{X: ptr(16), Y: ptr(16), RadiusPx: ptr(160.0)}, []string{"Well", "Tavern", "Shrine 100%", "Old Well"}},
+			{"radius just short", worldforge.POIQuery{X: ptr(16), Y: ptr(16), RadiusPx: ptr(159.99)}, []string{"Well", "Tavern", "Shrine 100%"}},
+			{"radius zero", worldforge.POIQuery{X: ptr(16), Y: ptr(16), RadiusPx: ptr(0.0)}, []string{"Well"}},
+			{"radius off the grid", worldforge.POIQuery{X: ptr(-1000), Y: ptr(-1000), RadiusPx: ptr(10.0)}, []string{}},
+			{"radius huge", worldforge.POIQuery{X: ptr(16), Y: ptr(16), RadiusPx: ptr(1e300)}, []string{"Well", "Tavern", "Shrine 100%", "Old Well", "Cave", "Gate"}},
+			{"radius and category", worldforge.POIQuery{X: ptr(16), Y: ptr(16), RadiusPx: ptr(200.0), Category: "water"}, []string{"Well", "Old Well"}},
+			{"radius and party", worldforge.POIQuery{X: ptr(16), Y: ptr(16), RadiusPx: ptr(200.0), PartyOnly: true}, []string{"Well", "Tavern", "Shrine 100%"}},
+			{"nearest from elsewhere", worldforge.POIQuery{X: ptr(330), Y: ptr(330), Limit: 2}, []string{"Cave", "Old Well"}},
+			{"x without y is no position", worldforge.POIQuery{X: ptr(330), RadiusPx: ptr(1.0)}, []string{"Cave", "Gate", "Old Well", "Shrine 100%", "Tavern", "Well"}},
+			{"limit", worldforge.POIQuery{Limit: 2}, []string{"Cave", "Gate"}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				got, err := db.SearchPOIs(ctx, w.ID, c.q)
+				must(t, err)
+				diff(t, c.want, poiNames(got))
+			})
+		}
+
+		_, err = db.SearchPOIs(ctx, w.ID, worldforge.POIQuery{X: ptr(1), Y: ptr(1), RadiusPx: ptr(-1.0)})
+		wantCode(t, err, worldforge.EBadRequest)
+		_, err = db.SearchPOIs(ctx, w.ID, worldforge.POIQuery{X: ptr(1 << 40), Y: ptr(1)})
+		wantCode(t, err, worldforge.EBadRequest)
+		wantCode(t, db.CreatePOI(ctx, &worldforge.POI{WorldID: "world_missing", Name: "x"}), worldforge.ENotFound)
+
+		t.Run("limit default and cap", func(t *testing.T) {
+			many := newWorld(t, db, owner.ID, "many")
+			for i := range 210 {
+				poi(many.ID, fmt.Sprintf("p%03d", i), "c", i%20, i/20, worldforge.AudienceGM)
+			}
+			for _, c := range []struct{ limit, want int }{{0, 50}, {-5, 50}, {10, 10}, {200, 200}, {1000, 200}} {
+				got, err := db.SearchPOIs(ctx, many.ID, worldforge.POIQuery{Limit: c.limit})
+				must(t, err)
+				if len(got) != c.want {
+					t.Errorf("limit %d: %d results, want %d", c.limit, len(got), c.want)
+				}
+				near, err := db.SearchPOIs(ctx, many.ID, worldforge.POIQuery{Limit: c.limit, X: ptr(0), Y: ptr(0), RadiusPx: ptr(1e5)})
+				must(t, err)
+				if len(near) != c.want || near[0].Name != "p000" {
+					t.Errorf("limit %d with position: %d results (first %s), want %d from p000", c.limit, len(near), near[0].Name, c.want)
+				}
+			}
+		})
+	})
+}

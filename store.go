@@ -1,0 +1,169 @@
+package worldforge
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Store is everything the server keeps. Package sqlstore implements it on
+// SQLite and on PostgreSQL; both pass the same test suite.
+//
+// Unless a method says otherwise, a missing row is ErrNotFound (code
+// not_found), and creating a row sets its Version to 1 and its timestamps.
+// Create methods fill in an empty ID with NewID.
+type Store interface {
+	UserStore
+	KeyStore
+	WorldStore
+	CampaignStore
+	WikiStore
+	AtlasStore
+	POIStore
+	LoreStore
+	AuditStore
+
+	// Secret returns the named server secret, creating it with gen on first
+	// use. Every replica on one database sees the same value.
+	Secret(ctx context.Context, name string, gen func() ([]byte, error)) ([]byte, error)
+
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// UserStore keeps users.
+type UserStore interface {
+	CreateUser(ctx context.Context, u *User) error
+	FindUserByID(ctx context.Context, id string) (*User, error)
+}
+
+// KeyStore keeps API keys by the SHA-256 of their secret.
+type KeyStore interface {
+	// CreateAPIKey stores k. Its user must exist (not_found otherwise).
+	CreateAPIKey(ctx context.Context, k *APIKey) error
+	// FindAPIKeyByHash returns the key, revoked or not.
+	FindAPIKeyByHash(ctx context.Context, hash []byte) (*APIKey, error)
+	// RevokeAPIKey marks the key revoked. Revoking a revoked key is not an
+	// error; an unknown hash is not_found.
+	RevokeAPIKey(ctx context.Context, hash []byte) error
+}
+
+// WorldStore keeps worlds, their membership and runtime state.
+type WorldStore interface {
+	CreateWorld(ctx context.Context, w *World) error
+	FindWorldByID(ctx context.Context, id string) (*World, error)
+	// AddWorldMember sets the user's role in the world (gm, player or
+	// observer), replacing an earlier role. World and user must exist.
+	AddWorldMember(ctx context.Context, worldID, userID, role string) error
+	// WorldRole returns the user's role in the world: RoleOwner, a member
+	// role, or "" for a stranger. A missing world is not_found.
+	WorldRole(ctx context.Context, worldID, userID string) (string, error)
+	// WorldsWhereGM lists the ids of worlds the user owns or is a GM of.
+	WorldsWhereGM(ctx context.Context, userID string) ([]string, error)
+	// WorldRuntime returns the world's runtime state (empty lists when none).
+	WorldRuntime(ctx context.Context, worldID string) (*WorldRuntime, error)
+	// SetPresence places a player in a world.
+	SetPresence(ctx context.Context, p *Presence) error
+}
+
+// CampaignStore keeps campaigns, quests and encounters.
+type CampaignStore interface {
+	CreateCampaign(ctx context.Context, c *Campaign) error
+	FindCampaignByID(ctx context.Context, id string) (*Campaign, error)
+	ListCampaigns(ctx context.Context, ownerID string) ([]DocSummary, error)
+
+	CreateQuest(ctx context.Context, q *Quest) error
+	FindQuestByID(ctx context.Context, id string) (*Quest, error)
+	// ListQuests lists the owner's quests, of one campaign when campaignID is set.
+	ListQuests(ctx context.Context, ownerID, campaignID string) ([]DocSummary, error)
+
+	CreateEncounter(ctx context.Context, e *Encounter) error
+	FindEncounterByID(ctx context.Context, id string) (*Encounter, error)
+	ListEncounters(ctx context.Context, ownerID, campaignID string) ([]DocSummary, error)
+}
+
+// WikiSearch is a wiki search. WorldIDs limits it to those worlds (the
+// caller's own and GM worlds); Q matches title or body, case-insensitive.
+type WikiSearch struct {
+	WorldIDs []string
+	Q        string
+	Kind     string
+	Limit    int
+}
+
+// WikiStore keeps wiki pages and their revisions.
+type WikiStore interface {
+	// CreateWikiPage stores the page and its first revision.
+	CreateWikiPage(ctx context.Context, p *WikiPage, authorID string) error
+	FindWikiPageByID(ctx context.Context, id string) (*WikiPage, error)
+	// ListWikiPages lists live pages of a world, of one kind when kind is set.
+	ListWikiPages(ctx context.Context, worldID, kind string) ([]WikiPageSummary, error)
+	SearchWikiPages(ctx context.Context, s WikiSearch) ([]WikiPageSummary, error)
+	// WikiPageHistory lists revisions newest first.
+	WikiPageHistory(ctx context.Context, pageID string, limit int) ([]WikiRevision, error)
+	// CountWikiPages counts live pages of a world by kind.
+	CountWikiPages(ctx context.Context, worldID string) (map[string]int, error)
+}
+
+// AtlasSearch is an atlas search, scoped like WikiSearch.
+type AtlasSearch struct {
+	WorldIDs []string
+	Q        string
+	Limit    int
+}
+
+// AtlasStore keeps atlas nodes.
+type AtlasStore interface {
+	CreateAtlasNode(ctx context.Context, n *AtlasNode) error
+	FindAtlasNodeByID(ctx context.Context, id string) (*AtlasNode, error)
+	// ListAtlasNodes lists a world's nodes, of one level when level > 0.
+	ListAtlasNodes(ctx context.Context, worldID string, level int) ([]AtlasNode, error)
+	SearchAtlasNodes(ctx context.Context, s AtlasSearch) ([]AtlasNode, error)
+	CountAtlasNodes(ctx context.Context, worldID string) (int, error)
+}
+
+// POIStore keeps POIs.
+type POIStore interface {
+	CreatePOI(ctx context.Context, p *POI) error
+	// SearchPOIs answers a POI query on one world, nearest first when a
+	// position is given, by name otherwise.
+	SearchPOIs(ctx context.Context, worldID string, q POIQuery) ([]POI, error)
+}
+
+// LoreStore keeps lore entities.
+type LoreStore interface {
+	// UpsertLore creates or replaces an entity (its version rises by one).
+	UpsertLore(ctx context.Context, e *LoreEntity) error
+	// ListLore lists a world's entities, of one collection when set.
+	ListLore(ctx context.Context, worldID, collection string) ([]LoreEntity, error)
+	// CountLore counts a world's entities per collection (every collection
+	// present, zero included).
+	CountLore(ctx context.Context, worldID string) (map[string]int, error)
+}
+
+// AuditStore keeps the audit log.
+type AuditStore interface {
+	// AppendAudit stores the entry and returns once it is durably
+	// committed. Concurrent calls may share one transaction.
+	AppendAudit(ctx context.Context, e *AuditEntry) error
+	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	CountAudit(ctx context.Context, f AuditFilter) (int, error)
+}
+
+// MergeRuntime returns the world's authored JSON with the runtime state set
+// under the key "runtime". A world whose JSON is not an object gets
+// {"doc": <json>, "runtime": …}.
+func MergeRuntime(doc json.RawMessage, rt *WorldRuntime) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if len(doc) == 0 {
+		m = map[string]json.RawMessage{}
+	} else if err := json.Unmarshal(doc, &m); err != nil || m == nil {
+		m = map[string]json.RawMessage{"doc": doc}
+	}
+	r, err := json.Marshal(rt)
+	if err != nil {
+		return nil, err
+	}
+	m["runtime"] = r
+	return json.Marshal(m)
+}

@@ -1,0 +1,192 @@
+package worldforge
+
+import "encoding/json"
+
+// This file holds the argument and result types of the MCP tools: the one
+// source of truth for the contract, shared by the server (package
+// mcpserver, which derives the input schemas from these types) and the Go
+// SDK (package client). Argument names are snake_case as the spec fixes
+// them; result rows use the records' camelCase JSON.
+
+// Tool names of the read tools.
+const (
+	ToolReadWorld        = "read_world"
+	ToolReadCampaign     = "read_campaign"
+	ToolListCampaigns    = "list_campaigns"
+	ToolReadQuest        = "read_quest"
+	ToolListQuests       = "list_quests"
+	ToolReadEncounter    = "read_encounter"
+	ToolListEncounters   = "list_encounters"
+	ToolListWikiPages    = "list_wiki_pages"
+	ToolReadWikiPage     = "read_wiki_page"
+	ToolSearchWikiPages  = "search_wiki_pages"
+	ToolWikiPageHistory  = "wiki_page_history"
+	ToolListFactions     = "list_factions"
+	ToolGetWorldSummary  = "get_world_summary"
+	ToolListAtlasPlaces  = "list_atlas_places"
+	ToolReadAtlasNode    = "read_atlas_node"
+	ToolSearchAtlasNodes = "search_atlas_nodes"
+	ToolSearchPOIs       = "search_pois"
+	ToolListLore         = "list_lore"
+)
+
+// Limits and defaults of the read tools.
+const (
+	DefaultSearchLimit  = 20
+	MaxSearchLimit      = 100
+	DefaultHistoryLimit = 50
+	MaxHistoryLimit     = 200
+	MinAtlasLevel       = 1
+	MaxAtlasLevel       = 5
+	DefaultPOILimit     = 50
+	MaxPOILimit         = 200
+	MaxQueryLength      = 200
+)
+
+// IDArgs is the argument of the read_* tools that take one id.
+type IDArgs struct {
+	ID string `json:"id" jsonschema:"the id of the row to read"`
+}
+
+// WorldArgs is the argument of tools that take one world.
+type WorldArgs struct {
+	WorldID string `json:"world_id" jsonschema:"the world's id"`
+}
+
+// CampaignFilterArgs filters quest and encounter lists by campaign.
+type CampaignFilterArgs struct {
+	CampaignID string `json:"campaign_id,omitempty" jsonschema:"only rows of this campaign"`
+}
+
+// ListWikiPagesArgs are the arguments of list_wiki_pages.
+type ListWikiPagesArgs struct {
+	WorldID string `json:"world_id" jsonschema:"the world's id"`
+	Kind    string `json:"kind,omitempty" jsonschema:"only pages of this kind"`
+}
+
+// SearchWikiPagesArgs are the arguments of search_wiki_pages.
+type SearchWikiPagesArgs struct {
+	WorldID string `json:"world_id,omitempty" jsonschema:"search one world; by default every world you own or run as GM"`
+	Q       string `json:"q,omitempty" jsonschema:"text to find in titles and bodies (case-insensitive)"`
+	Kind    string `json:"kind,omitempty" jsonschema:"only pages of this kind"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most results to return"`
+}
+
+// WikiPageHistoryArgs are the arguments of wiki_page_history.
+type WikiPageHistoryArgs struct {
+	ID    string `json:"id" jsonschema:"the wiki page's id"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most revisions to return, newest first"`
+}
+
+// ListAtlasPlacesArgs are the arguments of list_atlas_places.
+type ListAtlasPlacesArgs struct {
+	WorldID string `json:"world_id" jsonschema:"the world's id"`
+	Level   int    `json:"level,omitempty" jsonschema:"only places of this level (1 continent … 5 site)"`
+}
+
+// SearchAtlasNodesArgs are the arguments of search_atlas_nodes.
+type SearchAtlasNodesArgs struct {
+	WorldID string `json:"world_id,omitempty" jsonschema:"search one world; by default every world you own or run as GM"`
+	Q       string `json:"q,omitempty" jsonschema:"text to find in place names (case-insensitive)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most results to return"`
+}
+
+// SearchPOIsArgs are the arguments of search_pois.
+type SearchPOIsArgs struct {
+	WorldID string   `json:"world_id" jsonschema:"the world's id"`
+	Request POIQuery `json:"request,omitzero" jsonschema:"the search; every field optional, unknown fields ignored"`
+}
+
+// ListLoreArgs are the arguments of list_lore.
+type ListLoreArgs struct {
+	WorldID    string `json:"world_id" jsonschema:"the world's id"`
+	Collection string `json:"collection,omitempty" jsonschema:"one lore collection; all when absent"`
+}
+
+// CampaignList is the result of list_campaigns.
+type CampaignList struct {
+	Campaigns []DocSummary `json:"campaigns"`
+}
+
+// QuestList is the result of list_quests.
+type QuestList struct {
+	Quests []DocSummary `json:"quests"`
+}
+
+// EncounterList is the result of list_encounters.
+type EncounterList struct {
+	Encounters []DocSummary `json:"encounters"`
+}
+
+// WikiPageList is the result of list_wiki_pages and search_wiki_pages.
+type WikiPageList struct {
+	Pages []WikiPageSummary `json:"pages"`
+}
+
+// WikiHistory is the result of wiki_page_history.
+type WikiHistory struct {
+	PageID    string         `json:"pageId"`
+	Revisions []WikiRevision `json:"revisions"`
+}
+
+// FactionList is the result of list_factions: the world's faction wiki
+// pages and its entities of the lore collection "factions".
+type FactionList struct {
+	WorldID string            `json:"worldId"`
+	Pages   []WikiPageSummary `json:"pages"`
+	Lore    []RawEntity       `json:"lore"`
+}
+
+// WorldSummary is the result of get_world_summary.
+type WorldSummary struct {
+	WorldID    string         `json:"worldId"`
+	Name       string         `json:"name"`
+	WikiPages  map[string]int `json:"wikiPages"`
+	WikiTotal  int            `json:"wikiTotal"`
+	AtlasNodes int            `json:"atlasNodes"`
+}
+
+// AtlasPlaceList is the result of list_atlas_places and search_atlas_nodes.
+type AtlasPlaceList struct {
+	Places []AtlasNode `json:"places"`
+}
+
+// POIList is the result of search_pois.
+type POIList struct {
+	POIs []POI `json:"pois"`
+}
+
+// RawEntity is a lore entity as stored: the validated JSON object.
+type RawEntity = json.RawMessage
+
+// LoreIssue is an integrity problem in a world's lore, reported by list_lore
+// without blocking anything (a dangling cross-reference, say).
+type LoreIssue struct {
+	Collection string `json:"collection"`
+	ID         string `json:"id"`
+	Problem    string `json:"problem"`
+}
+
+// LorePreset is a named bundle of lore entities that propose_lore's
+// add_preset operation adds.
+type LorePreset struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// LoreOverview is the result of list_lore without a collection.
+type LoreOverview struct {
+	Lore    map[string][]RawEntity `json:"lore"`
+	Counts  map[string]int         `json:"counts"`
+	Issues  []LoreIssue            `json:"issues"`
+	Presets []LorePreset           `json:"presets"`
+}
+
+// LoreCollectionList is the result of list_lore with a collection.
+type LoreCollectionList struct {
+	Collection string         `json:"collection"`
+	Items      []RawEntity    `json:"items"`
+	Counts     map[string]int `json:"counts"`
+	Issues     []LoreIssue    `json:"issues"`
+}
