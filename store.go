@@ -1,8 +1,10 @@
 package worldforge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 )
 
 // Store is everything the server keeps. Package sqlstore implements it on
@@ -62,6 +64,9 @@ type WorldStore interface {
 	WorldsWhereGM(ctx context.Context, userID string) ([]string, error)
 	// WorldRuntime returns the world's runtime state (empty lists when none).
 	WorldRuntime(ctx context.Context, worldID string) (*WorldRuntime, error)
+	// ReadWorld returns the world and its runtime state together (one
+	// round trip where the engine allows).
+	ReadWorld(ctx context.Context, worldID string) (*World, *WorldRuntime, error)
 	// SetPresence places a player in a world.
 	SetPresence(ctx context.Context, p *Presence) error
 }
@@ -144,7 +149,9 @@ type LoreStore interface {
 // AuditStore keeps the audit log.
 type AuditStore interface {
 	// AppendAudit stores the entry and returns once it is durably
-	// committed. Concurrent calls may share one transaction.
+	// committed. Concurrent calls may share one transaction. An empty ID is
+	// filled with NewID("aud"); IDs are not checked for uniqueness (they are
+	// random), and ListAudit orders by insertion.
 	AppendAudit(ctx context.Context, e *AuditEntry) error
 	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 	CountAudit(ctx context.Context, f AuditFilter) (int, error)
@@ -154,16 +161,56 @@ type AuditStore interface {
 // under the key "runtime". A world whose JSON is not an object gets
 // {"doc": <json>, "runtime": …}.
 func MergeRuntime(doc json.RawMessage, rt *WorldRuntime) (json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	if len(doc) == 0 {
-		m = map[string]json.RawMessage{}
-	} else if err := json.Unmarshal(doc, &m); err != nil || m == nil {
-		m = map[string]json.RawMessage{"doc": doc}
-	}
 	r, err := json.Marshal(rt)
 	if err != nil {
 		return nil, err
 	}
+	// Fast path: an object that does not mention "runtime" takes the key by
+	// splicing, without decoding the document.
+	trimmed := bytes.TrimSpace(doc)
+	if n := len(trimmed); n >= 2 && trimmed[0] == '{' && trimmed[n-1] == '}' && !bytes.Contains(trimmed, []byte(`"runtime"`)) && json.Valid(trimmed) {
+		body := bytes.TrimSpace(trimmed[1 : n-1])
+		out := make([]byte, 0, n+len(r)+16)
+		out = append(out, '{')
+		if len(body) > 0 {
+			out = append(out, body...)
+			out = append(out, ',')
+		}
+		out = append(out, `"runtime":`...)
+		out = append(out, r...)
+		return append(out, '}'), nil
+	}
+	var m map[string]json.RawMessage
+	if len(trimmed) == 0 {
+		m = map[string]json.RawMessage{}
+	} else if err := json.Unmarshal(trimmed, &m); err != nil || m == nil {
+		m = map[string]json.RawMessage{"doc": doc}
+	}
 	m["runtime"] = r
 	return json.Marshal(m)
+}
+
+// WorldWithRuntimeJSON renders the read_world result: the world row with its
+// runtime state merged into json. The document is spliced in as it is
+// stored rather than decoded and encoded again.
+func WorldWithRuntimeJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
+	doc, err := MergeRuntime(w.JSON, rt)
+	if err != nil {
+		return nil, err
+	}
+	head := *w
+	head.JSON = json.RawMessage("0") // a placeholder: the only "json": key
+	b, err := json.Marshal(&head)
+	if err != nil {
+		return nil, err
+	}
+	const marker = `"json":0`
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 {
+		return nil, errors.New("render world: placeholder not found")
+	}
+	out := make([]byte, 0, len(b)+len(doc))
+	out = append(out, b[:i+len(`"json":`)]...)
+	out = append(out, doc...)
+	return append(out, b[i+len(marker):]...), nil
 }

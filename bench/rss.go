@@ -132,3 +132,32 @@ func (s *RSSSampler) Err() error {
 	defer s.mu.Unlock()
 	return s.err
 }
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat; it
+// is 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+// CPUTime returns the user+system CPU time process pid has used so far,
+// read from /proc/PID/stat (Linux only).
+func CPUTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; fields after its closing
+	// parenthesis are space-separated: state is field 3, utime 14, stime 15.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("parse /proc/%d/stat: no ')'", pid)
+	}
+	fields := bytes.Fields(data[i+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("parse /proc/%d/stat: %d fields", pid, len(fields))
+	}
+	utime, err1 := strconv.ParseInt(string(fields[11]), 10, 64)
+	stime, err2 := strconv.ParseInt(string(fields[12]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("parse /proc/%d/stat: bad utime/stime", pid)
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}

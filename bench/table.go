@@ -18,6 +18,9 @@ type Row struct {
 	Result      *Result
 	RSS         int64
 	Ratio       float64
+	// CPUPerReq is the server's CPU time (user+system) per request, 0 when
+	// not measured.
+	CPUPerReq time.Duration
 }
 
 // SetRatios sets each row's Ratio to its req/s divided by the req/s of the
@@ -42,10 +45,10 @@ func SetRatios(rows []Row, baseline string) {
 // c, req/s, p50, p99, errors, RSS MiB and ratio (to baseline). Missing
 // values print as "-". Write errors are ignored.
 func FormatTable(w io.Writer, rows []Row) {
-	header := []string{"name", "c", "req/s", "p50", "p99", "errors", "RSS MiB", "ratio"}
+	header := []string{"name", "c", "req/s", "p50", "p99", "errors", "RSS MiB", "CPU/req", "ratio"}
 	table := [][]string{header}
 	for _, r := range rows {
-		line := []string{r.Name, strconv.Itoa(r.Concurrency), "-", "-", "-", "-", "-", "-"}
+		line := []string{r.Name, strconv.Itoa(r.Concurrency), "-", "-", "-", "-", "-", "-", "-"}
 		if res := r.Result; res != nil {
 			line[2] = strconv.FormatFloat(res.RPS, 'f', 0, 64)
 			line[3] = formatLatency(res.P50)
@@ -55,8 +58,11 @@ func FormatTable(w io.Writer, rows []Row) {
 		if r.RSS > 0 {
 			line[6] = strconv.FormatFloat(float64(r.RSS)/(1<<20), 'f', 1, 64)
 		}
+		if r.CPUPerReq > 0 {
+			line[7] = formatLatency(r.CPUPerReq)
+		}
 		if r.Ratio > 0 {
-			line[7] = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
+			line[8] = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
 		}
 		table = append(table, line)
 	}

@@ -11,19 +11,19 @@ import (
 // World, campaign, quest and encounter reads: owner only.
 
 func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
-	w, err := s.worldOwner(ctx, c, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	rt, err := s.store.WorldRuntime(ctx, w.ID)
+	w, rt, err := s.store.ReadWorld(ctx, in.ID)
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	if w.JSON, err = wf.MergeRuntime(w.JSON, rt); err != nil {
+	if err := ownedBy(c, w.OwnerID); err != nil {
+		return nil, err
+	}
+	out, err := wf.WorldWithRuntimeJSON(w, rt)
+	if err != nil {
 		return nil, err
 	}
 	c.target("world", w.ID, w.ID)
-	return w, nil
+	return out, nil
 }
 
 func (s *Server) readCampaign(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {

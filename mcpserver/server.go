@@ -202,9 +202,11 @@ func (s *Server) handler(def *toolDef) mcp.ToolHandler {
 		if err != nil {
 			return errorResult(s.log, def.name, err), nil
 		}
-		data, err := json.Marshal(res)
-		if err != nil {
-			return errorResult(s.log, def.name, fmt.Errorf("encode result: %w", err)), nil
+		data, ok := res.(json.RawMessage) // already rendered
+		if !ok {
+			if data, err = json.Marshal(res); err != nil {
+				return errorResult(s.log, def.name, fmt.Errorf("encode result: %w", err)), nil
+			}
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
 	}

@@ -140,8 +140,8 @@ func (a *auditor) run() {
 
 // flush writes the batch's live entries (a caller that gave up before the
 // write is answered with its context's error and not written). When the
-// batch transaction fails it writes the entries one by one, so that one bad
-// entry (a duplicate ID) fails alone; the failed transaction wrote nothing,
+// batch statement fails it writes the entries one by one, so that one bad
+// entry fails alone; the failed statement wrote nothing,
 // so nothing is written twice.
 func (a *auditor) flush(batch []*auditReq) {
 	live := batch[:0:0]
@@ -168,7 +168,7 @@ func (a *auditor) flush(batch []*auditReq) {
 	}
 }
 
-// write inserts the entries with one multi-row INSERT in one transaction.
+// write inserts the entries with one multi-row INSERT.
 func (a *auditor) write(reqs []*auditReq) error {
 	ctx, cancel := context.WithTimeout(context.Background(), auditWriteTime)
 	defer cancel()
@@ -178,10 +178,10 @@ func (a *auditor) write(reqs []*auditReq) error {
 		args = append(args, e.ID, e.ActorID, nullStr(e.KeyID), nullStr(e.Tool), nullStr(e.Route),
 			nullStr(e.TargetType), nullStr(e.TargetID), nullStr(e.WorldID), e.Outcome, ms(e.CreatedAt))
 	}
-	err := a.db.writer.tx(ctx, func(q querier) error {
-		_, err := q.execOnce(ctx, auditInsert(len(reqs)), args...)
-		return err
-	})
+	// One multi-row INSERT is one atomic statement (its own transaction),
+	// and its text depends only on the batch size, so it is prepared once
+	// per size through the statement cache.
+	_, err := a.db.writer.q().exec(ctx, auditInsert(len(reqs)), args...)
 	if err != nil {
 		a.db.log.Error("audit write failed", "rows", len(reqs), "err", err)
 		return err
@@ -242,7 +242,7 @@ func (db *DB) ListAudit(ctx context.Context, f worldforge.AuditFilter) ([]worldf
 	where, args := auditWhere(f)
 	args = append(args, clampLimit(f.Limit, auditListDefault, auditListMax))
 	out, err := collect(scanAuditEntry)(db.reader.q().query(ctx,
-		"SELECT "+auditCols+" FROM audit_log"+where+" ORDER BY created_at DESC, id DESC LIMIT ?", args...))
+		"SELECT "+auditCols+" FROM audit_log"+where+" ORDER BY seq DESC LIMIT ?", args...))
 	return out, wrap("list audit", err)
 }
 

@@ -65,3 +65,17 @@ func BenchmarkFindWorldByID(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkAppendAuditSerial is one caller at a time: the cost of a commit
+// that no other caller shares.
+func BenchmarkAppendAuditSerial(b *testing.B) {
+	db := dbtest.Open(b)
+	ctx := b.Context()
+	for b.Loop() {
+		e := &worldforge.AuditEntry{ActorID: "user_bench", Tool: "read_world", TargetType: "world",
+			TargetID: "world_bench", WorldID: "world_bench", Outcome: "ok"}
+		if err := db.AppendAudit(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

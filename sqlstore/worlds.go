@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -105,52 +107,77 @@ func (db *DB) SetPresence(ctx context.Context, p *worldforge.Presence) error {
 	return wrap("set presence", err)
 }
 
-// WorldRuntime returns the world's presence (by user), opened POIs (by id)
-// and picked items (oldest first), with empty lists when there are none.
-// A missing world is not_found.
+// WorldRuntime returns the world's runtime state, or not_found.
 func (db *DB) WorldRuntime(ctx context.Context, worldID string) (*worldforge.WorldRuntime, error) {
-	q := db.reader.q()
-	var one int
-	if err := q.queryRow(ctx, "SELECT 1 FROM worlds WHERE id = ?", worldID).Scan(&one); err != nil {
-		return nil, wrap("world runtime", err)
-	}
-	rt := &worldforge.WorldRuntime{}
-	var err error
-	rt.Presence, err = collect(scanPresence)(q.query(ctx,
-		"SELECT world_id, user_id, x, y, updated_at FROM presence WHERE world_id = ? ORDER BY user_id", worldID))
-	if err != nil {
-		return nil, wrap("world runtime: presence", err)
-	}
-	rt.OpenedPOIs, err = collect(scanString)(q.query(ctx,
-		"SELECT poi_id FROM opened_pois WHERE world_id = ? ORDER BY poi_id", worldID))
-	if err != nil {
-		return nil, wrap("world runtime: opened pois", err)
-	}
-	rt.PickedItems, err = collect(scanInventoryItem)(q.query(ctx,
-		`SELECT world_id, user_id, item_id, poi_id, name, picked_at FROM inventory
-		WHERE world_id = ? ORDER BY picked_at, item_id`, worldID))
-	if err != nil {
-		return nil, wrap("world runtime: inventory", err)
-	}
-	return rt, nil
+	_, rt, err := db.readWorld(ctx, worldID, false)
+	return rt, err
 }
 
-func scanPresence(s scanner) (worldforge.Presence, error) {
-	var (
-		p  worldforge.Presence
-		at int64
-	)
-	err := s.Scan(&p.WorldID, &p.UserID, &p.X, &p.Y, &at)
-	p.UpdatedAt = fromMS(at)
-	return p, err
+// ReadWorld returns the world and its runtime state in one round trip, or
+// not_found.
+func (db *DB) ReadWorld(ctx context.Context, worldID string) (*worldforge.World, *worldforge.WorldRuntime, error) {
+	return db.readWorld(ctx, worldID, true)
 }
 
-func scanInventoryItem(s scanner) (worldforge.InventoryItem, error) {
-	var (
-		it worldforge.InventoryItem
-		at int64
-	)
-	err := s.Scan(&it.WorldID, &it.UserID, &it.ItemID, &it.POIID, &it.Name, &at)
-	it.PickedAt = fromMS(at)
-	return it, err
+// readWorld runs one UNION ALL over the world's row, its presence, opened
+// POIs and inventory, as columns (kind, s1…s5, n1…n6). Without withDoc the
+// world row carries no document.
+func (db *DB) readWorld(ctx context.Context, worldID string, withDoc bool) (*worldforge.World, *worldforge.WorldRuntime, error) {
+	worldRow := "SELECT 'w', id, owner_id, name, COALESCE(template, ''), '', seed, grid_cols, grid_rows, version, created_at, updated_at FROM worlds WHERE id = ?"
+	if withDoc {
+		worldRow = "SELECT 'w', id, owner_id, name, COALESCE(template, ''), COALESCE(doc, ''), seed, grid_cols, grid_rows, version, created_at, updated_at FROM worlds WHERE id = ?"
+	}
+	rows, err := db.reader.q().query(ctx, worldRow+`
+		UNION ALL
+		SELECT 'p', world_id, user_id, '', '', '', x, y, 0, 0, 0, updated_at FROM presence WHERE world_id = ?
+		UNION ALL
+		SELECT 'o', poi_id, '', '', '', '', 0, 0, 0, 0, 0, 0 FROM opened_pois WHERE world_id = ?
+		UNION ALL
+		SELECT 'i', world_id, user_id, item_id, poi_id, name, 0, 0, 0, 0, 0, picked_at FROM inventory WHERE world_id = ?`,
+		worldID, worldID, worldID, worldID)
+	if err != nil {
+		return nil, nil, wrap("read world", err)
+	}
+	defer rows.Close()
+	var w *worldforge.World
+	rt := &worldforge.WorldRuntime{Presence: []worldforge.Presence{}, OpenedPOIs: []string{}, PickedItems: []worldforge.InventoryItem{}}
+	for rows.Next() {
+		var (
+			kind, s1, s2, s3, s4, s5 string
+			n1, n2, n3, n4, n5, n6   int64
+		)
+		if err := rows.Scan(&kind, &s1, &s2, &s3, &s4, &s5, &n1, &n2, &n3, &n4, &n5, &n6); err != nil {
+			return nil, nil, wrap("read world", err)
+		}
+		switch kind {
+		case "w":
+			w = &worldforge.World{ID: s1, OwnerID: s2, Name: s3, Template: s4, Seed: n1, Cols: int(n2), Rows: int(n3),
+				Version: n4, CreatedAt: fromMS(n5), UpdatedAt: fromMS(n6)}
+			if s5 != "" {
+				w.JSON = []byte(s5)
+			}
+		case "p":
+			rt.Presence = append(rt.Presence, worldforge.Presence{WorldID: s1, UserID: s2, X: int(n1), Y: int(n2), UpdatedAt: fromMS(n6)})
+		case "o":
+			rt.OpenedPOIs = append(rt.OpenedPOIs, s1)
+		case "i":
+			rt.PickedItems = append(rt.PickedItems, worldforge.InventoryItem{WorldID: s1, UserID: s2, ItemID: s3, POIID: s4, Name: s5, PickedAt: fromMS(n6)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, wrap("read world", err)
+	}
+	if w == nil {
+		return nil, nil, wrap("read world", worldforge.ErrNotFound)
+	}
+	// Stable orders: presence by user, opened POIs by id, items by time.
+	slices.SortFunc(rt.Presence, func(a, b worldforge.Presence) int { return strings.Compare(a.UserID, b.UserID) })
+	slices.Sort(rt.OpenedPOIs)
+	slices.SortFunc(rt.PickedItems, func(a, b worldforge.InventoryItem) int {
+		if c := a.PickedAt.Compare(b.PickedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ItemID, b.ItemID)
+	})
+	return w, rt, nil
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
@@ -25,7 +27,7 @@ func (e *env) user(ctx context.Context, args []string) error {
 		return err
 	}
 	name := strings.TrimSpace(pos[0])
-	if name == "" || len(name) > 120 {
+	if name == "" || utf8.RuneCountInString(name) > 120 {
 		return usageErrorf("user create: NAME must be 1–120 characters")
 	}
 	db, err := e.openDB(ctx, *dbf)
@@ -72,6 +74,10 @@ func (e *env) key(ctx context.Context, args []string) error {
 		defer closeDB()
 		secret, _, err := a.CreateKey(ctx, *user, list)
 		if err != nil {
+			if errors.Is(err, worldforge.ErrNotFound) {
+				// The only row the key refers to is its user.
+				return notFound(fmt.Sprintf("key create: user %q not found", *user), err)
+			}
 			return fmt.Errorf("key create: %w", err)
 		}
 		fmt.Fprintln(e.stdout, secret)
@@ -95,6 +101,9 @@ func (e *env) key(ctx context.Context, args []string) error {
 		}
 		defer closeDB()
 		if err := a.RevokeKey(ctx, pos[0]); err != nil {
+			if errors.Is(err, worldforge.ErrNotFound) {
+				return notFound(fmt.Sprintf("key revoke: no API key %s in this database", redact(pos[0])), err)
+			}
 			return fmt.Errorf("key revoke: %w", err)
 		}
 		return nil
@@ -118,7 +127,9 @@ func (e *env) token(ctx context.Context, args []string) error {
 	if *user == "" {
 		return usageErrorf("token: --user is required")
 	}
-	if *ttl <= 0 || *ttl > 366*24*time.Hour {
+	// A JWT's expiry has whole-second precision: a shorter ttl would mint a
+	// token that is already expired.
+	if *ttl < time.Second || *ttl > 366*24*time.Hour {
 		return usageErrorf("token: --ttl must be between 1s and 366 days")
 	}
 	a, closeDB, err := e.authenticator(ctx, *dbf)
@@ -128,6 +139,9 @@ func (e *env) token(ctx context.Context, args []string) error {
 	defer closeDB()
 	tok, err := a.IssueToken(ctx, *user, *ttl)
 	if err != nil {
+		if errors.Is(err, worldforge.ErrNotFound) {
+			return notFound(fmt.Sprintf("token: user %q not found", *user), err)
+		}
 		return fmt.Errorf("token: %w", err)
 	}
 	fmt.Fprintln(e.stdout, tok)
@@ -162,6 +176,20 @@ func (e *env) world(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	// The store reports a missing world and a missing user alike (a foreign
+	// key): look them up first so that the error says which one it is.
+	if _, err := db.FindWorldByID(ctx, pos[0]); err != nil {
+		if errors.Is(err, worldforge.ErrNotFound) {
+			return notFound(fmt.Sprintf("world %s: world %q not found", args[0], pos[0]), err)
+		}
+		return fmt.Errorf("world %s: %w", args[0], err)
+	}
+	if _, err := db.FindUserByID(ctx, pos[1]); err != nil {
+		if errors.Is(err, worldforge.ErrNotFound) {
+			return notFound(fmt.Sprintf("world %s: user %q not found", args[0], pos[1]), err)
+		}
+		return fmt.Errorf("world %s: %w", args[0], err)
+	}
 	if err := db.AddWorldMember(ctx, pos[0], pos[1], role); err != nil {
 		return fmt.Errorf("world %s: %w", args[0], err)
 	}
@@ -181,6 +209,18 @@ func (e *env) authenticator(ctx context.Context, dbFlag string) (*auth.Authentic
 	}
 	return a, func() { db.Close() }, nil
 }
+
+// notFoundError is a missing row, told in words, that still matches
+// errors.Is(err, worldforge.ErrNotFound).
+type notFoundError struct {
+	msg string
+	err error
+}
+
+func (e notFoundError) Error() string { return e.msg }
+func (e notFoundError) Unwrap() error { return e.err }
+
+func notFound(msg string, err error) error { return notFoundError{msg: msg, err: err} }
 
 // redact shortens a would-be secret for an error message.
 func redact(s string) string {

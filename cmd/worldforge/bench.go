@@ -34,6 +34,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	warmup := fs.Duration("warmup", time.Second, "unmeasured warm-up before each cell")
 	reps := fs.Int("reps", 1, "interleaved repetitions of each cell")
 	protocol := fs.String("protocol", bench.Protocol20251125, "protocol revision of the requests: "+bench.Protocol20251125+" or "+bench.Protocol20260728)
+	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file")
 	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
 	if err := e.parse(fs, args); err != nil {
 		return err
@@ -75,7 +76,11 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		return fmt.Errorf("bench: start baseline: %w", err)
 	}
 	defer base.stop()
-	ours, err := startChild(ctx, self, e.stderr, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn")
+	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn"}
+	if *profile != "" {
+		serveArgs = append(serveArgs, "--cpuprofile", *profile)
+	}
+	ours, err := startChild(ctx, self, e.stderr, serveArgs...)
 	if err != nil {
 		return fmt.Errorf("bench: start worldforge: %w", err)
 	}
@@ -97,9 +102,13 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	var rows []bench.Row
 	for _, c := range levels {
 		sums := make([]bench.Row, len(targets))
+		cpu := make([]time.Duration, len(targets)) // server CPU over the cells, warm-up included
+		reqs := make([]int64, len(targets))
 		for rep := 0; rep < *reps; rep++ {
 			for i, tg := range targets {
-				sampler := bench.StartRSSSampler(tg.child.cmd.Process.Pid)
+				pid := tg.child.cmd.Process.Pid
+				cpu0, _ := bench.CPUTime(pid)
+				sampler := bench.StartRSSSampler(pid)
 				body := bench.ToolCallBody(1, *protocol, "read_world", tg.args)
 				res, err := bench.Load(ctx, bench.LoadConfig{
 					Target:      bench.Target{URL: tg.child.url + "/mcp", Header: tg.hdr},
@@ -109,15 +118,24 @@ func (e *env) bench(ctx context.Context, args []string) error {
 					Warmup:      *warmup,
 				})
 				peak, _, _ := sampler.Stop()
+				cpu1, _ := bench.CPUTime(pid)
 				if err != nil {
 					return fmt.Errorf("bench: %s at c=%d: %w", tg.name, c, err)
 				}
 				fmt.Fprintf(e.stderr, "  %-24s c=%-4d %s\n", tg.name, c, res)
 				sums[i] = accumulate(sums[i], tg.name, c, res, peak)
+				cpu[i] += cpu1 - cpu0
+				reqs[i] += res.Requests
 			}
 		}
-		for _, r := range sums {
+		for i, r := range sums {
 			r.Result.RPS /= float64(*reps)
+			if reqs[i] > 0 {
+				// The warm-up's requests are not counted but its CPU is:
+				// scale the measured requests by the time share.
+				share := float64(*duration+*warmup) / float64(*duration)
+				r.CPUPerReq = time.Duration(float64(cpu[i]) / (float64(reqs[i]) * share))
+			}
 			rows = append(rows, r)
 		}
 	}
@@ -174,8 +192,23 @@ func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error)
 	if err != nil {
 		return "", "", err
 	}
+	// A world whose read_world answer is about the size of the baseline's
+	// fixed payload: an 8×8 grid with every cell written out.
+	const side = 8
+	cells := make([]map[string]any, 0, side*side)
+	terrain := []string{"plains", "forest", "hills", "water"}
+	for y := range side {
+		for x := range side {
+			cells = append(cells, map[string]any{"x": x, "y": y, "t": terrain[(x*7+y*3)%len(terrain)], "e": (x + y) % 5})
+		}
+	}
+	w := &wf.World{OwnerID: ids.Owner, Name: "Bench World", Cols: side, Rows: side,
+		JSON: mustJSON(map[string]any{"grid": map[string]any{"type": "hex", "cols": side, "rows": side, "cells": cells}})}
+	if err := db.CreateWorld(ctx, w); err != nil {
+		return "", "", err
+	}
 	key, _, err = a.CreateKey(ctx, ids.Owner, []string{wf.ScopeAll})
-	return key, ids.World, err
+	return key, w.ID, err
 }
 
 // benchBaseline serves the bare go-sdk floor (a hidden command that bench

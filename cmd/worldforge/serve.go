@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/worldforge-go/worldforge/auth"
@@ -22,6 +24,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
 	demo := fs.Bool("demo", false, "create a demo owner, GM, player and world, and print credentials and an MCP client config")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -36,6 +39,17 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return usageErrorf("serve: --addr %q: %v", *addr, err)
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	dsn, err := e.dsn(*dbf)
 	if err != nil {

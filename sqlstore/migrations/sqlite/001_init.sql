@@ -227,7 +227,8 @@ CREATE TABLE auto_accept_rules (
 CREATE INDEX auto_accept_rules_owner ON auto_accept_rules (owner_id);
 
 CREATE TABLE audit_log (
-    id          TEXT PRIMARY KEY,
+    seq         INTEGER PRIMARY KEY, -- the rowid: insertion order
+    id          TEXT NOT NULL, -- random, made by the server: unique by construction, not indexed (an index on random keys costs a page write per row)
     actor_id    TEXT NOT NULL,
     key_id      TEXT,
     tool        TEXT,
@@ -238,6 +239,5 @@ CREATE TABLE audit_log (
     outcome     TEXT NOT NULL,
     created_at  BIGINT NOT NULL
 );
-CREATE INDEX audit_log_created ON audit_log (created_at);
-CREATE INDEX audit_log_actor ON audit_log (actor_id, created_at);
-CREATE INDEX audit_log_world ON audit_log (world_id, created_at);
+CREATE INDEX audit_log_actor ON audit_log (actor_id);
+CREATE INDEX audit_log_world ON audit_log (world_id);
