@@ -166,9 +166,10 @@ func MergeRuntime(doc json.RawMessage, rt *WorldRuntime) (json.RawMessage, error
 		return nil, err
 	}
 	// Fast path: an object that does not mention "runtime" takes the key by
-	// splicing, without decoding the document.
+	// splicing, without decoding the document. A \u escape could spell the
+	// key ("\u0072untime"), so documents with one take the slow path.
 	trimmed := bytes.TrimSpace(doc)
-	if n := len(trimmed); n >= 2 && trimmed[0] == '{' && trimmed[n-1] == '}' && !bytes.Contains(trimmed, []byte(`"runtime"`)) && json.Valid(trimmed) {
+	if n := len(trimmed); n >= 2 && trimmed[0] == '{' && trimmed[n-1] == '}' && !bytes.Contains(trimmed, []byte(`"runtime"`)) && !bytes.Contains(trimmed, []byte(`\u`)) && json.Valid(trimmed) {
 		body := bytes.TrimSpace(trimmed[1 : n-1])
 		out := make([]byte, 0, n+len(r)+16)
 		out = append(out, '{')

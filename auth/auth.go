@@ -276,6 +276,7 @@ func (a *Authenticator) verifyJWT(ctx context.Context, token string) (*worldforg
 		jwt.WithIssuer(issuer),
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(a.now),
+		jwt.WithStrictDecoding(), // one spelling per signature: no variants of an issued token
 	)
 	if err != nil || c.Subject == "" || c.Scope != worldforge.ScopeAll {
 		return nil, time.Time{}, worldforge.ErrUnauthorized

@@ -17,6 +17,11 @@ const (
 	poiSearchDefault = 50
 	poiSearchMax     = 200
 	poiMaxCoord      = 1 << 31
+	// poiMaxPos bounds the search position itself: the squared distance to
+	// any POI within 2^24 cells of the origin then fits in an int64 (at
+	// ±2^31 it overflowed to a REAL in SQLite, which failed the scan, and
+	// would be "bigint out of range" in PostgreSQL).
+	poiMaxPos = 1 << 30
 )
 
 const poiCols = "id, world_id, name, category, tags, x, y, items, pickable, openable, visibility, version, created_at"
@@ -90,7 +95,7 @@ func (db *DB) SearchPOIs(ctx context.Context, worldID string, q worldforge.POIQu
 	var qx, qy int64
 	if hasPos {
 		qx, qy = int64(*q.X), int64(*q.Y)
-		if qx < -poiMaxCoord || qx > poiMaxCoord || qy < -poiMaxCoord || qy > poiMaxCoord {
+		if qx < -poiMaxPos || qx > poiMaxPos || qy < -poiMaxPos || qy > poiMaxPos {
 			return nil, wrap("search pois", worldforge.BadRequest("x/y out of range"))
 		}
 	}
