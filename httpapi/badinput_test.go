@@ -7,12 +7,17 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
+	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
 // TestBadArguments: every malformed argument is a clear bad_request tool
 // error and writes nothing (not even an audit row).
 func TestBadArguments(t *testing.T) {
-	s := testserver.Start(t, dbtest.Open(t))
+	dbtest.ForEachEngine(t, testBadArguments)
+}
+
+func testBadArguments(t *testing.T, db *sqlstore.DB) {
+	s := testserver.Start(t, db)
 	cs := connect(t, s, s.Key(t, s.Owner, wf.ScopeAll), "")
 	w := s.World.ID
 	cases := []struct {
@@ -42,6 +47,9 @@ func TestBadArguments(t *testing.T) {
 		{"poi x without y", "search_pois", map[string]any{"world_id": w, "request": map[string]any{"x": 1}}, "x and request.y"},
 		{"poi tags not strings", "search_pois", map[string]any{"world_id": w, "request": map[string]any{"tags": []any{1}}}, "tags"},
 		{"query too long", "search_wiki_pages", map[string]any{"q": strings.Repeat("q", 201)}, "q"},
+		{"NUL in an id", "read_world", map[string]any{"id": "world_a\x00b"}, "NUL"},
+		{"NUL in a query", "search_wiki_pages", map[string]any{"q": "a\x00"}, "NUL"},
+		{"NUL in a POI tag", "search_pois", map[string]any{"world_id": w, "request": map[string]any{"tags": []any{"\x00"}}}, "NUL"},
 		{"campaign filter of wrong type", "list_quests", map[string]any{"campaign_id": []any{}}, "campaign_id"},
 	}
 	for _, tc := range cases {

@@ -23,11 +23,14 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -185,6 +188,11 @@ func decodeArgs(resolved *jsonschema.Resolved, raw json.RawMessage, dst any) err
 	if _, ok := m.(map[string]any); !ok {
 		return worldforge.BadRequest("arguments must be a JSON object")
 	}
+	// A JSON string can carry NUL only as \u0000; no argument needs it, and
+	// PostgreSQL cannot store it, so refuse it here for every engine.
+	if bytes.Contains(raw, []byte(`\u0000`)) && hasNUL(m) {
+		return worldforge.BadRequest("arguments must not contain NUL characters")
+	}
 	if err := resolved.Validate(m); err != nil {
 		return worldforge.BadRequest("invalid arguments: %v", err)
 	}
@@ -192,6 +200,23 @@ func decodeArgs(resolved *jsonschema.Resolved, raw json.RawMessage, dst any) err
 		return worldforge.BadRequest("invalid arguments: %v", err)
 	}
 	return nil
+}
+
+// hasNUL reports whether any string (key or value) in v holds a NUL.
+func hasNUL(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.IndexByte(v, 0) >= 0
+	case []any:
+		return slices.ContainsFunc(v, hasNUL)
+	case map[string]any:
+		for k, e := range v {
+			if strings.IndexByte(k, 0) >= 0 || hasNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // handler adapts a toolDef to the go-sdk.
