@@ -236,6 +236,10 @@ func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		closed = true
 		db.audit.close()
+		if b := db.audit.batches.Load(); b > 0 {
+			db.log.Info("audit log closed", "rows", db.audit.rows.Load(), "commits", b,
+				"rows_per_commit", float64(db.audit.rows.Load())/float64(b))
+		}
 		var errs []error
 		if db.reader != db.writer {
 			errs = append(errs, db.reader.close())

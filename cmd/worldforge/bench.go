@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	warmup := fs.Duration("warmup", time.Second, "unmeasured warm-up before each cell")
 	reps := fs.Int("reps", 1, "interleaved repetitions of each cell")
 	protocol := fs.String("protocol", bench.Protocol20251125, "protocol revision of the requests: "+bench.Protocol20251125+" or "+bench.Protocol20260728)
+	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run each server on CPU 0 alone (via taskset) and the load generator on the other CPUs")
 	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file")
 	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
 	if err := e.parse(fs, args); err != nil {
@@ -71,7 +73,22 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	base, err := startChild(ctx, self, e.stderr, "bench-baseline", "--addr", "127.0.0.1:0")
+	var prefix []string
+	if *pin {
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			return fmt.Errorf("bench: -pin needs taskset (util-linux); run with -pin=false: %w", err)
+		}
+		others := make([]int, 0, runtime.NumCPU()-1)
+		for c := 1; c < runtime.NumCPU(); c++ {
+			others = append(others, c)
+		}
+		if err := pinSelf(others); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		prefix = []string{taskset, "-c", "0"}
+	}
+	base, err := startChild(ctx, prefix, self, e.stderr, "bench-baseline", "--addr", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("bench: start baseline: %w", err)
 	}
@@ -80,7 +97,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if *profile != "" {
 		serveArgs = append(serveArgs, "--cpuprofile", *profile)
 	}
-	ours, err := startChild(ctx, self, e.stderr, serveArgs...)
+	ours, err := startChild(ctx, prefix, self, e.stderr, serveArgs...)
 	if err != nil {
 		return fmt.Errorf("bench: start worldforge: %w", err)
 	}
@@ -98,7 +115,11 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		{"go-sdk bare (floor)", base, bench.ToolCallHeaders(*protocol, "read_world"), map[string]any{"id": "world_bench"}},
 		{"worldforge read_world", ours, wfHeader, map[string]any{"id": worldID}},
 	}
-	fmt.Fprintf(e.stderr, "bench: %s, %s per cell after %s warm-up, %d rep(s), GOMAXPROCS of each server = all cores\n", *protocol, *duration, *warmup, *reps)
+	placement := "servers and load generator share every CPU"
+	if *pin {
+		placement = fmt.Sprintf("each server pinned to CPU 0, load generator on CPUs 1-%d", runtime.NumCPU()-1)
+	}
+	fmt.Fprintf(e.stderr, "bench: %s, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *duration, *warmup, *reps, placement)
 	var rows []bench.Row
 	for _, c := range levels {
 		sums := make([]bench.Row, len(targets))
@@ -242,10 +263,12 @@ type child struct {
 	done chan struct{}
 }
 
-// startChild runs this binary with args and waits for its "listening on"
-// line on stderr; the rest of its stderr is copied to logw.
-func startChild(ctx context.Context, self string, logw io.Writer, args ...string) (*child, error) {
-	cmd := exec.Command(self, args...)
+// startChild runs this binary with args (behind the prefix command, e.g.
+// taskset, if any) and waits for its "listening on" line on stderr; the
+// rest of its stderr is copied to logw.
+func startChild(ctx context.Context, prefix []string, self string, logw io.Writer, args ...string) (*child, error) {
+	argv := append(append(append([]string{}, prefix...), self), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

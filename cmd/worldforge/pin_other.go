@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+import "errors"
+
+func pinSelf([]int) error { return errors.New("pinning CPUs is supported on Linux only") }
