@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,45 +13,15 @@ import (
 	"github.com/worldforge-go/worldforge/internal/testserver"
 )
 
-// connect opens a go-sdk client session to the server with the bearer
-// token, speaking the given protocol revision ("" = the newest, which is
-// stateless: server/discover, no initialize).
+// connect opens a go-sdk client session to the server (see
+// testserver.Connect).
 func connect(t testing.TB, s *testserver.Server, token, protocol string) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "worldforge-test", Version: "0"}, nil)
-	transport := &mcp.StreamableClientTransport{
-		Endpoint:   s.MCPURL(),
-		HTTPClient: &http.Client{Transport: &testserver.BearerTransport{Token: token}},
-		MaxRetries: -1,
-	}
-	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		t.Fatalf("connect (%s): %v", protocol, err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testserver.Connect(t, s.MCPURL(), token, protocol)
 }
 
 // callTool calls a tool and returns its one text block and isError.
-func callTool(t testing.TB, cs *mcp.ClientSession, name string, args any) (string, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("call %s: %v", name, err)
-	}
-	if len(res.Content) != 1 {
-		t.Fatalf("call %s: %d content blocks, want 1", name, len(res.Content))
-	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		t.Fatalf("call %s: content is %T, want text", name, res.Content[0])
-	}
-	return tc.Text, res.IsError
-}
+var callTool = testserver.CallText
 
 // mustDecode decodes a successful tool result.
 func mustDecode(t testing.TB, text string, v any) {

@@ -26,6 +26,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/internal/testserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -694,52 +695,12 @@ func (s *server) stop(t testing.TB) {
 	}
 }
 
-// bearer adds an Authorization header to every request.
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // connectMCP opens a go-sdk client session on the endpoint with a bearer
 // token; protocol "" is the SDK's newest revision.
-func connectMCP(t testing.TB, endpoint, token, protocol string) *mcp.ClientSession {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "worldforge-cli-test", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:   endpoint,
-		HTTPClient: &http.Client{Transport: bearer{token}, Timeout: 30 * time.Second},
-		MaxRetries: -1,
-	}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
-	if err != nil {
-		t.Fatalf("connect to %s (protocol %q): %v", endpoint, protocol, err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
+var connectMCP = testserver.Connect
 
 // callText calls a tool and returns its one text block and isError.
-func callText(t testing.TB, cs *mcp.ClientSession, name string, args any) (string, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("call %s: %v", name, err)
-	}
-	if len(res.Content) != 1 {
-		t.Fatalf("call %s: %d content blocks, want 1", name, len(res.Content))
-	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		t.Fatalf("call %s: content is %T, want text", name, res.Content[0])
-	}
-	return tc.Text, res.IsError
-}
+var callText = testserver.CallText
 
 var readTools = []string{
 	wf.ToolReadWorld, wf.ToolReadCampaign, wf.ToolListCampaigns, wf.ToolReadQuest, wf.ToolListQuests,
@@ -838,7 +799,7 @@ func TestServeDemo(t *testing.T) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "worldforge-cli-test", Version: "0"}, nil)
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	bad, err := client.Connect(cctx, &mcp.StreamableClientTransport{
-		Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{"wk_live_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}, MaxRetries: -1,
+		Endpoint: s.url, HTTPClient: &http.Client{Transport: &testserver.BearerTransport{Token: "wk_live_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}, MaxRetries: -1,
 	}, nil)
 	if err == nil {
 		_, err = bad.ListTools(cctx, nil)
