@@ -186,6 +186,9 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	return db, nil
 }
 
+// postgresConnectTimeout bounds the first connection to PostgreSQL at Open.
+const postgresConnectTimeout = 10 * time.Second
+
 func openPostgres(ctx context.Context, dsn string, o Options) (*DB, error) {
 	pdb, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -199,7 +202,11 @@ func openPostgres(ctx context.Context, dsn string, o Options) (*DB, error) {
 	pdb.SetMaxIdleConns(n)
 	pdb.SetConnMaxIdleTime(5 * time.Minute)
 	pdb.SetConnMaxLifetime(30 * time.Minute)
-	if err := pdb.PingContext(ctx); err != nil {
+	// A server that drops packets would otherwise hold the first connection
+	// for the operating system's TCP timeout (minutes).
+	pingCtx, cancel := context.WithTimeout(ctx, postgresConnectTimeout)
+	defer cancel()
+	if err := pdb.PingContext(pingCtx); err != nil {
 		pdb.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
