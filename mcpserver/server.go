@@ -38,6 +38,31 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
+// SDKLogger returns a logger for the go-sdk that passes only warnings and
+// errors to l's handler: at Info the go-sdk reports each session connecting
+// and ending, which on a stateless server is three lines per request.
+func SDKLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{Handler: l.Handler(), min: slog.LevelWarn})
+}
+
+// minLevel is a handler that drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(a), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
+}
+
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	Logger *slog.Logger
@@ -60,7 +85,9 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "worldforge", Title: "WorldForge", Version: worldforge.Version}, &mcp.ServerOptions{
 		Instructions: "WorldForge: read and propose changes to tabletop worlds, campaigns, wikis, atlases and lore. Every tool is scope-checked; ids you cannot see answer not_found.",
-		Logger:       s.log,
+		// The go-sdk logs every session's start and end at Info; a stateless
+		// server has a session per request, so only its warnings pass.
+		Logger:       SDKLogger(s.log),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, reg := range registrations {

@@ -36,7 +36,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	reps := fs.Int("reps", 1, "interleaved repetitions of each cell")
 	protocol := fs.String("protocol", bench.Protocol20251125, "protocol revision of the requests: "+bench.Protocol20251125+" or "+bench.Protocol20260728)
 	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run each server on CPU 0 alone (via taskset) and the load generator on the other CPUs")
-	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file")
+	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file, and the baseline's to FILE.baseline")
 	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
 	if err := e.parse(fs, args); err != nil {
 		return err
@@ -88,7 +88,11 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		}
 		prefix = []string{taskset, "-c", "0"}
 	}
-	base, err := startChild(ctx, prefix, self, e.stderr, "bench-baseline", "--addr", "127.0.0.1:0")
+	baseArgs := []string{"bench-baseline", "--addr", "127.0.0.1:0"}
+	if *profile != "" {
+		baseArgs = append(baseArgs, "--cpuprofile", *profile+".baseline")
+	}
+	base, err := startChild(ctx, prefix, self, e.stderr, baseArgs...)
 	if err != nil {
 		return fmt.Errorf("bench: start baseline: %w", err)
 	}
@@ -237,8 +241,16 @@ func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error)
 func (e *env) benchBaseline(ctx context.Context, args []string) error {
 	fs := newFlags("bench-baseline")
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("bench-baseline: %w", err)
+		}
+		defer stop()
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
