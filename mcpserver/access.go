@@ -18,16 +18,17 @@ func ownedBy(c *call, ownerID string) error {
 }
 
 // worldOwner checks that the caller owns the world, answering not_found
-// for everyone else and for a missing world.
-func (s *Server) worldOwner(ctx context.Context, c *call, worldID string) (*wf.World, error) {
-	w, err := s.store.FindWorldByID(ctx, worldID)
+// for everyone else and for a missing world. It asks only for the caller's
+// role, not for the world's document.
+func (s *Server) worldOwner(ctx context.Context, c *call, worldID string) error {
+	role, err := s.store.WorldRole(ctx, worldID, c.owner)
 	if err != nil {
-		return nil, storeErr(err)
+		return storeErr(err)
 	}
-	if err := ownedBy(c, w.OwnerID); err != nil {
-		return nil, err
+	if role != wf.RoleOwner {
+		return wf.ErrNotFound
 	}
-	return w, nil
+	return nil
 }
 
 // ownerOrGM checks that the caller owns the world or is one of its GMs.

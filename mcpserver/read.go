@@ -230,7 +230,7 @@ func (s *Server) searchAtlasNodes(ctx context.Context, c *call, in *wf.SearchAtl
 // POIs: world owner only (the GM/member split lives in the REST route).
 
 func (s *Server) searchPOIs(ctx context.Context, c *call, in *wf.SearchPOIsArgs) (any, error) {
-	if _, err := s.worldOwner(ctx, c, in.WorldID); err != nil {
+	if err := s.worldOwner(ctx, c, in.WorldID); err != nil {
 		return nil, err
 	}
 	q := in.Request

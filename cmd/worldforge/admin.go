@@ -178,7 +178,7 @@ func (e *env) world(ctx context.Context, args []string) error {
 	defer db.Close()
 	// The store reports a missing world and a missing user alike (a foreign
 	// key): look them up first so that the error says which one it is.
-	if _, err := db.FindWorldByID(ctx, pos[0]); err != nil {
+	if _, err := db.WorldRole(ctx, pos[0], pos[1]); err != nil {
 		if errors.Is(err, worldforge.ErrNotFound) {
 			return notFound(fmt.Sprintf("world %s: world %q not found", args[0], pos[0]), err)
 		}
