@@ -58,6 +58,9 @@ func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 		return
 	}
+	if s.fastToolCall(w, r, body) {
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	s.mcp.ServeHTTP(w, r)

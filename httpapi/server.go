@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -36,7 +37,11 @@ type Authenticator interface {
 type Options struct {
 	Auth Authenticator
 	// MCP is the shared MCP server mounted at /mcp.
-	MCP    *mcp.Server
+	MCP *mcp.Server
+	// Tools, when set, are the same tools as MCP's, run directly by the
+	// fast path for self-contained tools/call requests (see fastpath.go);
+	// nil sends every request through the go-sdk handler.
+	Tools  ToolRunner
 	Store  worldforge.Store
 	Logger *slog.Logger
 	// MaxBodyBytes limits request bodies (413 beyond); 0 means
@@ -50,6 +55,8 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	mcp     http.Handler
+	fast    *fastResponder
+	fastN   atomic.Uint64
 	closing chan struct{}
 	once    sync.Once
 }
@@ -62,6 +69,15 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), closing: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Tools != nil {
+		fast, err := newFastResponder(opts.Tools)
+		if err != nil {
+			// Only an Implementation that cannot be encoded gets here;
+			// every request then takes the go-sdk path.
+			s.log.Error("fast path disabled", "err", err)
+		}
+		s.fast = fast
 	}
 	shared := opts.MCP
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return shared }, &mcp.StreamableHTTPOptions{
@@ -96,6 +112,9 @@ func New(opts Options) *Server {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// FastPathCalls is how many requests the fast path has answered.
+func (s *Server) FastPathCalls() uint64 { return s.fastN.Load() }
 
 // Close ends open GET /mcp streams so that http.Server.Shutdown can finish.
 func (s *Server) Close() { s.once.Do(func() { close(s.closing) }) }

@@ -73,6 +73,7 @@ type Server struct {
 	store  worldforge.Store
 	log    *slog.Logger
 	mcp    *mcp.Server
+	impl   *mcp.Implementation
 	tools  []*toolDef
 	byName map[string]*toolDef
 }
@@ -83,7 +84,8 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 	if opts != nil && opts.Logger != nil {
 		s.log = opts.Logger
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "worldforge", Title: "WorldForge", Version: worldforge.Version}, &mcp.ServerOptions{
+	s.impl = &mcp.Implementation{Name: "worldforge", Title: "WorldForge", Version: worldforge.Version}
+	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: "WorldForge: read and propose changes to tabletop worlds, campaigns, wikis, atlases and lore. Every tool is scope-checked; ids you cannot see answer not_found.",
 		// The go-sdk logs every session's start and end at Info; a stateless
 		// server has a session per request, so only its warnings pass.
@@ -249,20 +251,51 @@ func hasNUL(v any) bool {
 // handler adapts a toolDef to the go-sdk.
 func (s *Server) handler(def *toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := &call{actor: actorOf(ctx, req)}
-		res, err := s.invoke(ctx, def, c, req.Params.Arguments)
-		if err != nil {
-			return errorResult(s.log, def.name, err), nil
-		}
-		data, ok := res.(json.RawMessage) // already rendered
-		if !ok {
-			if data, err = json.Marshal(res); err != nil {
-				return errorResult(s.log, def.name, fmt.Errorf("encode result: %w", err)), nil
-			}
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+		return s.result(ctx, def, actorOf(ctx, req), req.Params.Arguments), nil
 	}
 }
+
+// result runs a tool and renders the outcome as the tool result the
+// client sees: one text block, isError for a failure.
+func (s *Server) result(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage) *mcp.CallToolResult {
+	res, err := s.invoke(ctx, def, &call{actor: actor}, args)
+	if err != nil {
+		return errorResult(s.log, def.name, err)
+	}
+	data, ok := res.(json.RawMessage) // already rendered
+	if !ok {
+		if data, err = json.Marshal(res); err != nil {
+			return errorResult(s.log, def.name, fmt.Errorf("encode result: %w", err))
+		}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
+}
+
+// CallToolResult runs the named tool for actor and returns exactly the
+// result the go-sdk handler would send for it; ok is false if no such tool
+// is registered. It is what the HTTP layer's fast path calls.
+func (s *Server) CallToolResult(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (res *mcp.CallToolResult, ok bool) {
+	def, ok := s.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return s.result(ctx, def, actor, args), true
+}
+
+// CallToolText is CallToolResult for callers that encode the result
+// themselves (the HTTP layer's fast path): the text of the result's one
+// content block and whether it is an error.
+func (s *Server) CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool) {
+	res, ok := s.CallToolResult(ctx, actor, name, args)
+	if !ok {
+		return "", false, false
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError, true
+}
+
+// Implementation is the server's name and version as the go-sdk announces
+// them (serverInfo).
+func (s *Server) Implementation() *mcp.Implementation { return s.impl }
 
 // invoke runs the steps every tool shares (see the package doc).
 func (s *Server) invoke(ctx context.Context, def *toolDef, c *call, raw json.RawMessage) (any, error) {

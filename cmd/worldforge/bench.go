@@ -106,6 +106,13 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		return fmt.Errorf("bench: start worldforge: %w", err)
 	}
 	defer ours.stop()
+	// The same server with the fast path off: every request through the
+	// go-sdk's stateless handler.
+	sdkPath, err := startChild(ctx, prefix, self, e.stderr, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info", "--fast-path=false")
+	if err != nil {
+		return fmt.Errorf("bench: start worldforge (go-sdk path): %w", err)
+	}
+	defer sdkPath.stop()
 
 	type target struct {
 		name  string
@@ -118,6 +125,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	targets := []target{
 		{"go-sdk bare (floor)", base, bench.ToolCallHeaders(*protocol, "read_world"), map[string]any{"id": "world_bench"}},
 		{"worldforge read_world", ours, wfHeader, map[string]any{"id": worldID}},
+		{"  same, go-sdk path only", sdkPath, wfHeader, map[string]any{"id": worldID}},
 	}
 	placement := "servers and load generator share every CPU"
 	if *pin {

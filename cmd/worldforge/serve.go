@@ -25,6 +25,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	demo := fs.Bool("demo", false, "create a demo owner, GM, player and world, and print credentials and an MCP client config")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
+	fastPath := fs.Bool("fast-path", true, "answer self-contained tools/call requests without a go-sdk session (false: every request through the go-sdk handler)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -65,7 +66,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	api := httpapi.New(httpapi.Options{Auth: authn, MCP: tools.MCP(), Store: db, Logger: logger})
+	opts := httpapi.Options{Auth: authn, MCP: tools.MCP(), Store: db, Logger: logger}
+	if *fastPath {
+		opts.Tools = tools
+	}
+	api := httpapi.New(opts)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

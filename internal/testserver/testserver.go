@@ -23,6 +23,7 @@ import (
 // Server is a running test server.
 type Server struct {
 	URL   string // base URL, e.g. http://127.0.0.1:41234
+	API   *httpapi.Server
 	DB    *sqlstore.DB
 	Auth  *auth.Authenticator
 	Tools *mcpserver.Server
@@ -53,22 +54,32 @@ func Start(t testing.TB, db *sqlstore.DB) *Server {
 	if err != nil {
 		t.Fatalf("mcpserver: %v", err)
 	}
-	api := httpapi.New(httpapi.Options{Auth: a, MCP: tools.MCP(), Store: db})
+	api := httpapi.New(httpapi.Options{Auth: a, MCP: tools.MCP(), Tools: tools, Store: db})
+	s := &Server{URL: Listen(t, api), API: api, DB: db, Auth: a, Tools: tools}
+	s.seed(t)
+	return s
+}
+
+// Listen serves h on 127.0.0.1:0 until the test ends and returns its base
+// URL. A handler with a Close method (httpapi.Server) is closed first, so
+// that open streams end.
+func Listen(t testing.TB, h http.Handler) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	t.Cleanup(func() {
-		api.Close()
+		if c, ok := h.(interface{ Close() }); ok {
+			c.Close()
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
-	s := &Server{URL: "http://" + ln.Addr().String(), DB: db, Auth: a, Tools: tools}
-	s.seed(t)
-	return s
+	return "http://" + ln.Addr().String()
 }
 
 func (s *Server) seed(t testing.TB) {

@@ -1,0 +1,368 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkjson "github.com/segmentio/encoding/json"
+
+	"github.com/worldforge-go/worldforge"
+)
+
+// ToolRunner runs tool calls without MCP framing, for the fast path
+// (package mcpserver implements it).
+type ToolRunner interface {
+	// CallToolText runs the named tool for actor and returns the text of
+	// the one content block the tool result holds and whether the result
+	// is an error; ok is false, with nothing run, if no such tool exists.
+	CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool)
+	// Implementation is the serverInfo the go-sdk server announces.
+	Implementation() *mcp.Implementation
+}
+
+// The fast path.
+//
+// The go-sdk's stateless handler builds a whole server session for every
+// POST: a connection, goroutines, a stream, and a JSON decoder with a fresh
+// buffer per decode. For the one request that dominates an agent's traffic,
+// a self-contained tools/call, none of that carries information: the answer
+// depends only on the body, the actor and the tool. fastToolCall answers
+// such requests itself, decoding the body once (with the go-sdk's own
+// jsonrpc and mcp types and its JSON decoder) and encoding the reply once.
+//
+// It takes a request only when it is certain the go-sdk would hand that
+// request unchanged to the tool handler and send back nothing but the
+// handler's result; anything unusual — another method, a batch, a missing or
+// legacy protocol version, a _meta or header the SDK would reject, an
+// unknown tool, a parameter the SDK would interpret — goes to the go-sdk
+// handler, which then owns the answer. The differential tests in
+// fastpath_test.go send one corpus to both paths and require byte-identical
+// responses.
+
+// fastProtocols are the protocol versions the fast path serves (the
+// Mcp-Protocol-Version header), with whether each is the stateless
+// per-request-_meta revision.
+var fastProtocols = map[string]bool{
+	"2025-06-18": false,
+	"2025-11-25": false,
+	"2026-07-28": true,
+}
+
+const (
+	methodToolsCall = "tools/call"
+	// newProtocol is the revision whose requests carry their own _meta.
+	newProtocol = "2026-07-28"
+)
+
+// newProtocolMetaKeys are the _meta keys a 2026-07-28 request may carry on
+// the fast path; any other key sends the request to the go-sdk.
+var newProtocolMetaKeys = map[string]bool{
+	mcp.MetaKeyProtocolVersion:    true,
+	mcp.MetaKeyClientInfo:         true,
+	mcp.MetaKeyClientCapabilities: true,
+	mcp.MetaKeyLogLevel:           true,
+}
+
+// clientCapabilitiesV2 has the shape the go-sdk decodes a 2026-07-28
+// request's _meta client capabilities into (its own type is unexported), so
+// that the fast path refuses exactly what the SDK refuses.
+type clientCapabilitiesV2 struct {
+	mcp.ClientCapabilities
+	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+}
+
+// fastResponder holds what the fast path precomputes.
+type fastResponder struct {
+	tools ToolRunner
+	// metaPrefix opens a 2026-07-28 result: {"_meta":{serverInfo},
+	metaPrefix []byte
+}
+
+func newFastResponder(tools ToolRunner) (*fastResponder, error) {
+	meta, err := json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: tools.Implementation()})
+	if err != nil {
+		return nil, err
+	}
+	prefix := append([]byte(`{"_meta":`), meta...)
+	prefix = append(prefix, ',')
+	return &fastResponder{tools: tools, metaPrefix: prefix}, nil
+}
+
+// fastToolCall answers r if it is a self-contained tools/call (see above)
+// and reports whether it did; when it returns false it has written nothing.
+func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	f := s.fast
+	if f == nil {
+		return false
+	}
+	h := r.Header
+	version := h.Get("Mcp-Protocol-Version")
+	isNew, ok := fastProtocols[version]
+	if !ok ||
+		!hostAllowed(r) ||
+		baseMediaType(h.Get("Content-Type")) != "application/json" ||
+		!acceptsJSONAndStream(h.Values("Accept")) ||
+		len(h.Values("Last-Event-ID")) > 0 {
+		return false
+	}
+	if i := firstNonSpace(body); i < 0 || body[i] != '{' {
+		return false // a batch, or not an object: the SDK's
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return false
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() || req.Method != methodToolsCall {
+		return false
+	}
+	params, ok := decodeCallParams(req.Params, isNew)
+	if !ok {
+		return false
+	}
+	if isNew && (h.Get("Mcp-Method") != methodToolsCall || h.Get("Mcp-Name") != params.Name) {
+		return false
+	}
+	actor := worldforge.ActorFromContext(r.Context())
+	text, isError, ok := f.tools.CallToolText(r.Context(), actor, params.Name, params.Arguments)
+	if !ok {
+		return false // unknown tool: the SDK's error
+	}
+	buf := responseBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer responseBuffers.Put(buf)
+	if err := f.encode(buf, req.ID, text, isError, isNew); err != nil {
+		// The SDK would fail the same way on an id it cannot encode; our
+		// caller has written nothing, so let the SDK answer.
+		return false
+	}
+	wh := w.Header()
+	wh.Set("Cache-Control", "no-cache, no-transform")
+	wh.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+	s.fastN.Add(1)
+	return true
+}
+
+var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// encode writes the JSON-RPC response for a tool result, byte for byte as
+// the go-sdk writes it: the envelope with the id (HTML characters not
+// escaped), and the result as mcp.CallToolResult marshals it (HTML
+// characters escaped), with _meta.serverInfo and resultType on the
+// 2026-07-28 revision.
+func (f *fastResponder) encode(buf *bytes.Buffer, id jsonrpc.ID, text string, isError, isNew bool) error {
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	switch v := id.Raw().(type) {
+	case int64:
+		var tmp [24]byte
+		buf.Write(strconv.AppendInt(tmp[:0], v, 10))
+	case string:
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+	default:
+		return errUnencodableID
+	}
+	buf.WriteString(`,"result":`)
+	if isNew {
+		buf.Write(f.metaPrefix)
+	} else {
+		buf.WriteByte('{')
+	}
+	buf.WriteString(`"content":[{"type":"text","text":`)
+	if err := json.NewEncoder(buf).Encode(text); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1)
+	buf.WriteString(`}]`)
+	if isError {
+		buf.WriteString(`,"isError":true`)
+	}
+	if isNew {
+		buf.WriteString(`,"resultType":"complete"`)
+	}
+	buf.WriteString(`}}`)
+	return nil
+}
+
+var errUnencodableID = &worldforge.Error{Code: worldforge.EInternal, Detail: "unencodable JSON-RPC id"}
+
+// decodeCallParams decodes tools/call params as the go-sdk does and
+// reports whether they are plain: an object with only name, arguments and
+// _meta, no key twice, and a _meta the SDK accepts for this revision
+// without acting on it.
+func decodeCallParams(raw json.RawMessage, isNew bool) (*mcp.CallToolParamsRaw, bool) {
+	if i := firstNonSpace(raw); i < 0 || raw[i] != '{' {
+		return nil, false
+	}
+	if !plainKeys(raw) {
+		return nil, false
+	}
+	var p *mcp.CallToolParamsRaw
+	if err := sdkUnmarshal(raw, &p); err != nil || p == nil {
+		return nil, false
+	}
+	if !isNew {
+		// A legacy request that names a protocol version in _meta is
+		// checked against the header by the SDK.
+		if _, ok := p.Meta[mcp.MetaKeyProtocolVersion]; ok {
+			return nil, false
+		}
+		return p, true
+	}
+	if p.Meta == nil {
+		return nil, false
+	}
+	for k := range p.Meta {
+		if !newProtocolMetaKeys[k] {
+			return nil, false
+		}
+	}
+	if v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string); v != newProtocol {
+		return nil, false
+	}
+	if v, ok := p.Meta[mcp.MetaKeyClientInfo]; ok {
+		var impl *mcp.Implementation
+		if v == nil || remarshal(v, &impl) != nil {
+			return nil, false
+		}
+	}
+	v := p.Meta[mcp.MetaKeyClientCapabilities]
+	var caps *clientCapabilitiesV2
+	if v == nil || remarshal(v, &caps) != nil {
+		return nil, false
+	}
+	return p, true
+}
+
+// plainKeys reports whether the JSON object raw has only the keys name,
+// arguments and _meta, each at most once.
+func plainKeys(raw []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	var seen [3]bool
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var i int
+		switch t {
+		case "name":
+			i = 0
+		case "arguments":
+			i = 1
+		case "_meta":
+			i = 2
+		default:
+			return false
+		}
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// sdkUnmarshal decodes as the go-sdk does: its JSON package
+// (github.com/segmentio/encoding/json), with struct fields matched by exact
+// name only. The body's nesting depth has been bounded by
+// jsonrpc.DecodeMessage already.
+func sdkUnmarshal(data []byte, v any) error {
+	dec := sdkjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
+}
+
+// remarshal converts a decoded _meta value into a typed one, as the go-sdk
+// does.
+func remarshal(from, to any) error {
+	data, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return sdkUnmarshal(data, to)
+}
+
+// hostAllowed mirrors the go-sdk's DNS-rebinding guard: a request that
+// arrived on a loopback address must name a loopback host.
+func hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !isLoopback(local.String()) {
+		return true
+	}
+	return isLoopback(r.Host)
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+func baseMediaType(v string) string {
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+// acceptsJSONAndStream reports whether the Accept values admit both
+// application/json and text/event-stream, as the go-sdk requires.
+func acceptsJSONAndStream(values []string) bool {
+	var jsonOK, streamOK bool
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return i
+		}
+	}
+	return -1
+}
