@@ -69,7 +69,43 @@ type WorldStore interface {
 	ReadWorld(ctx context.Context, worldID string) (*World, *WorldRuntime, error)
 	// SetPresence places a player in a world.
 	SetPresence(ctx context.Context, p *Presence) error
+	// CreateWorldContent stores a new world at version 1 with its content
+	// in one transaction: either all of it is stored or none. Atlas nodes
+	// must come parents first. IDs left empty are assigned.
+	CreateWorldContent(ctx context.Context, w *World, c *WorldContent, authorID string) error
+	// ResizeWorld runs fn on the world (with its document) and its POIs in
+	// one transaction and stores what it returns: the new document and
+	// size, with the world's version raised by one, and the POIs it drops
+	// deleted. An error from fn changes nothing and is returned as it is.
+	ResizeWorld(ctx context.Context, worldID string, fn ResizeFunc) (*World, error)
+	// PickUp moves an item of a POI into the player's inventory in one
+	// transaction, after check has approved the player's presence and the
+	// POI. No presence is conflict: no_presence; a POI not in the world is
+	// not_found; an item the POI does not hold, or that someone already
+	// took, is bad_request: unknown_item — so of two players racing for one
+	// item exactly one gets it.
+	PickUp(ctx context.Context, worldID, userID, poiID, itemID string, check PlayCheck) (*InventoryItem, error)
+	// OpenPOI marks a POI opened, after check has approved the player's
+	// presence and the POI; opening an open POI again is not an error.
+	// first reports whether this call opened it.
+	OpenPOI(ctx context.Context, worldID, userID, poiID string, check PlayCheck) (poi *POI, first bool, err error)
 }
+
+// WorldContent is what a new world comes with.
+type WorldContent struct {
+	POIs       []POI
+	AtlasNodes []AtlasNode
+	WikiPages  []WikiPage
+	Lore       []LoreEntity
+}
+
+// ResizeFunc computes a resize: from the world and its POIs, the new
+// document, size and the ids of the POIs to delete.
+type ResizeFunc func(w *World, pois []POI) (doc []byte, cols, rows int, drop []string, err error)
+
+// PlayCheck approves (nil) or refuses a player action on a POI, given the
+// player's presence in the world.
+type PlayCheck func(presence *Presence, poi *POI) error
 
 // CampaignStore keeps campaigns, quests and encounters.
 type CampaignStore interface {
@@ -130,6 +166,8 @@ type AtlasStore interface {
 // POIStore keeps POIs.
 type POIStore interface {
 	CreatePOI(ctx context.Context, p *POI) error
+	// FindPOIByID returns the POI, or not_found.
+	FindPOIByID(ctx context.Context, id string) (*POI, error)
 	// SearchPOIs answers a POI query on one world, nearest first when a
 	// position is given, by name otherwise.
 	SearchPOIs(ctx context.Context, worldID string, q POIQuery) ([]POI, error)

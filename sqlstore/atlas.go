@@ -32,6 +32,10 @@ func scanAtlasNode(s scanner) (worldforge.AtlasNode, error) {
 // CreateAtlasNode stores n at version 1. A missing world or parent is
 // not_found.
 func (db *DB) CreateAtlasNode(ctx context.Context, n *worldforge.AtlasNode) error {
+	return wrap("create atlas node", insertAtlasNode(ctx, db.writer.q(), n))
+}
+
+func insertAtlasNode(ctx context.Context, q querier, n *worldforge.AtlasNode) error {
 	if n.ID == "" {
 		n.ID = worldforge.NewID("atlas")
 	}
@@ -41,11 +45,11 @@ func (db *DB) CreateAtlasNode(ctx context.Context, n *worldforge.AtlasNode) erro
 		n.UpdatedAt = n.CreatedAt
 	}
 	n.UpdatedAt = stamp(n.UpdatedAt)
-	_, err := db.writer.q().exec(ctx,
+	_, err := q.exec(ctx,
 		"INSERT INTO atlas_nodes ("+atlasCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		n.ID, n.WorldID, nullStr(n.ParentID), n.Name, n.Level, n.TerrainType, jsonArg(n.JSON),
 		n.Version, ms(n.CreatedAt), ms(n.UpdatedAt))
-	return wrap("create atlas node", err)
+	return err
 }
 
 // FindAtlasNodeByID returns the node, or not_found.

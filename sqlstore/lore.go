@@ -13,14 +13,18 @@ import (
 // stored values. An unknown collection is bad_request; a missing world is
 // not_found.
 func (db *DB) UpsertLore(ctx context.Context, e *worldforge.LoreEntity) error {
+	return wrap("upsert lore", upsertLore(ctx, db.writer.q(), e))
+}
+
+func upsertLore(ctx context.Context, q querier, e *worldforge.LoreEntity) error {
 	if !slices.Contains(worldforge.LoreCollections, e.Collection) {
-		return wrap("upsert lore", worldforge.BadRequest("unknown lore collection %q", e.Collection))
+		return worldforge.BadRequest("unknown lore collection %q", e.Collection)
 	}
 	if e.ID == "" {
 		e.ID = worldforge.NewID("lore")
 	}
 	e.UpdatedAt = stamp(e.UpdatedAt)
-	err := db.writer.q().queryRow(ctx,
+	return q.queryRow(ctx,
 		`INSERT INTO lore_entities (world_id, collection, id, name, doc, version, updated_at)
 		VALUES (?, ?, ?, ?, ?, 1, ?)
 		ON CONFLICT (world_id, collection, id) DO UPDATE SET
@@ -28,7 +32,6 @@ func (db *DB) UpsertLore(ctx context.Context, e *worldforge.LoreEntity) error {
 			version = lore_entities.version + 1
 		RETURNING version`,
 		e.WorldID, e.Collection, e.ID, e.Name, jsonArg(e.JSON), ms(e.UpdatedAt)).Scan(&e.Version)
-	return wrap("upsert lore", err)
 }
 
 // ListLore lists the world's entities, of one collection when set, by

@@ -29,6 +29,10 @@ const poiCols = "id, world_id, name, category, tags, x, y, items, pickable, open
 // CreatePOI stores p at version 1. An empty Visibility is stored as "gm".
 // A missing world is not_found.
 func (db *DB) CreatePOI(ctx context.Context, p *worldforge.POI) error {
+	return wrap("create poi", insertPOI(ctx, db.writer.q(), p))
+}
+
+func insertPOI(ctx context.Context, q querier, p *worldforge.POI) error {
 	if p.ID == "" {
 		p.ID = worldforge.NewID("poi")
 	}
@@ -39,17 +43,17 @@ func (db *DB) CreatePOI(ctx context.Context, p *worldforge.POI) error {
 	p.CreatedAt = stamp(p.CreatedAt)
 	tags, err := marshalList(p.Tags)
 	if err != nil {
-		return fmt.Errorf("create poi: tags: %w", err)
+		return fmt.Errorf("tags: %w", err)
 	}
 	items, err := marshalList(p.Items)
 	if err != nil {
-		return fmt.Errorf("create poi: items: %w", err)
+		return fmt.Errorf("items: %w", err)
 	}
-	_, err = db.writer.q().exec(ctx,
+	_, err = q.exec(ctx,
 		"INSERT INTO pois ("+poiCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		p.ID, p.WorldID, p.Name, p.Category, tags, p.X, p.Y, items,
 		b2i(p.Pickable), b2i(p.Openable), p.Visibility, p.Version, ms(p.CreatedAt))
-	return wrap("create poi", err)
+	return err
 }
 
 func scanPOI(s scanner, extra ...any) (worldforge.POI, error) {

@@ -41,6 +41,14 @@ func scanWikiSummary(s scanner) (worldforge.WikiPageSummary, error) {
 // CreateWikiPage stores the page at version 1 and its revision 1, by
 // authorID, in one transaction. A missing world is not_found.
 func (db *DB) CreateWikiPage(ctx context.Context, p *worldforge.WikiPage, authorID string) error {
+	return wrap("create wiki page", db.writer.tx(ctx, func(q querier) error {
+		return insertWikiPage(ctx, q, p, authorID)
+	}))
+}
+
+// insertWikiPage inserts the page and its first revision; q must be in a
+// transaction.
+func insertWikiPage(ctx context.Context, q querier, p *worldforge.WikiPage, authorID string) error {
 	if p.ID == "" {
 		p.ID = worldforge.NewID("wiki")
 	}
@@ -54,20 +62,17 @@ func (db *DB) CreateWikiPage(ctx context.Context, p *worldforge.WikiPage, author
 		t := stamp(*p.DeletedAt)
 		p.DeletedAt = &t
 	}
-	err := db.writer.tx(ctx, func(q querier) error {
-		if _, err := q.exec(ctx,
-			"INSERT INTO wiki_pages ("+wikiPageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			p.ID, p.WorldID, p.Title, p.Body, p.Kind, p.Audience, p.Version,
-			ms(p.CreatedAt), ms(p.UpdatedAt), nullMS(p.DeletedAt)); err != nil {
-			return err
-		}
-		_, err := q.exec(ctx,
-			`INSERT INTO wiki_revisions (page_id, version, title, body, kind, audience, author_id, diff_summary, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.ID, p.Version, p.Title, p.Body, p.Kind, p.Audience, nullStr(authorID), "", ms(p.CreatedAt))
+	if _, err := q.exec(ctx,
+		"INSERT INTO wiki_pages ("+wikiPageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		p.ID, p.WorldID, p.Title, p.Body, p.Kind, p.Audience, p.Version,
+		ms(p.CreatedAt), ms(p.UpdatedAt), nullMS(p.DeletedAt)); err != nil {
 		return err
-	})
-	return wrap("create wiki page", err)
+	}
+	_, err := q.exec(ctx,
+		`INSERT INTO wiki_revisions (page_id, version, title, body, kind, audience, author_id, diff_summary, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.Version, p.Title, p.Body, p.Kind, p.Audience, nullStr(authorID), "", ms(p.CreatedAt))
+	return err
 }
 
 // FindWikiPageByID returns the page, deleted or not (DeletedAt tells), or

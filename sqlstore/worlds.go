@@ -28,6 +28,10 @@ func scanWorld(s scanner) (*worldforge.World, error) {
 
 // CreateWorld stores w at version 1. A missing owner is not_found.
 func (db *DB) CreateWorld(ctx context.Context, w *worldforge.World) error {
+	return wrap("create world", insertWorld(ctx, db.writer.q(), w))
+}
+
+func insertWorld(ctx context.Context, q querier, w *worldforge.World) error {
 	if w.ID == "" {
 		w.ID = worldforge.NewID("world")
 	}
@@ -37,11 +41,11 @@ func (db *DB) CreateWorld(ctx context.Context, w *worldforge.World) error {
 		w.UpdatedAt = w.CreatedAt
 	}
 	w.UpdatedAt = stamp(w.UpdatedAt)
-	_, err := db.writer.q().exec(ctx,
+	_, err := q.exec(ctx,
 		"INSERT INTO worlds ("+worldCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		w.ID, w.OwnerID, w.Name, w.Template, w.Seed, w.Cols, w.Rows,
 		jsonArg(w.JSON), w.Version, ms(w.CreatedAt), ms(w.UpdatedAt))
-	return wrap("create world", err)
+	return err
 }
 
 // FindWorldByID returns the world, or not_found.
