@@ -202,6 +202,18 @@ type POIQuery struct {
 	PartyOnly bool `json:"-"`
 }
 
+// Check refuses queries that cannot be answered: x without y (or y
+// without x), and a radius without a position.
+func (q *POIQuery) Check() error {
+	if (q.X == nil) != (q.Y == nil) {
+		return BadRequest("request.x and request.y go together")
+	}
+	if q.RadiusPx != nil && q.X == nil {
+		return BadRequest("request.radiusPx needs request.x and request.y")
+	}
+	return nil
+}
+
 // CellSizePx is the pixel scale of one grid cell: a POI search with
 // x/y/radiusPx works in pixels, with a cell (x, y) centred on
 // ((x+0.5)·CellSizePx, (y+0.5)·CellSizePx).

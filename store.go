@@ -54,6 +54,8 @@ type KeyStore interface {
 type WorldStore interface {
 	CreateWorld(ctx context.Context, w *World) error
 	FindWorldByID(ctx context.Context, id string) (*World, error)
+	// FindWorldHeader is FindWorldByID without the document (JSON nil).
+	FindWorldHeader(ctx context.Context, id string) (*World, error)
 	// AddWorldMember sets the user's role in the world (gm, player or
 	// observer), replacing an earlier role. World and user must exist.
 	AddWorldMember(ctx context.Context, worldID, userID, role string) error

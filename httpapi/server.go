@@ -104,6 +104,9 @@ func New(opts Options) *Server {
 
 	s.mux.Handle("/mcp", s.authenticated(http.HandlerFunc(s.serveMCP)))
 	s.mux.Handle("GET /me", s.authenticated(http.HandlerFunc(s.serveMe)))
+	s.mux.Handle("PUT /worlds/{id}/presence", s.authenticated(http.HandlerFunc(s.putPresence)))
+	s.mux.Handle("GET /worlds/{id}/pois/search", s.authenticated(http.HandlerFunc(s.searchPOIs)))
+	s.mux.Handle("POST /worlds/{id}/pois/search", s.authenticated(http.HandlerFunc(s.searchPOIs)))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, worldforge.ErrNotFound)
 	})

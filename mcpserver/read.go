@@ -166,7 +166,7 @@ func (s *Server) getWorldSummary(ctx context.Context, c *call, in *wf.WorldArgs)
 	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
 		return nil, err
 	}
-	w, err := s.store.FindWorldByID(ctx, in.WorldID)
+	w, err := s.store.FindWorldHeader(ctx, in.WorldID)
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -235,11 +235,8 @@ func (s *Server) searchPOIs(ctx context.Context, c *call, in *wf.SearchPOIsArgs)
 	}
 	q := in.Request
 	q.Limit = orDefault(q.Limit, wf.DefaultPOILimit)
-	if (q.X == nil) != (q.Y == nil) {
-		return nil, wf.BadRequest("request.x and request.y go together")
-	}
-	if q.RadiusPx != nil && q.X == nil {
-		return nil, wf.BadRequest("request.radiusPx needs request.x and request.y")
+	if err := q.Check(); err != nil {
+		return nil, err
 	}
 	pois, err := s.store.SearchPOIs(ctx, in.WorldID, q)
 	if err != nil {

@@ -57,6 +57,17 @@ func (db *DB) FindWorldByID(ctx context.Context, id string) (*worldforge.World, 
 	return w, nil
 }
 
+// FindWorldHeader returns the world without its document (JSON nil): the
+// cheap read for access checks and sizes, whatever the world's size.
+func (db *DB) FindWorldHeader(ctx context.Context, id string) (*worldforge.World, error) {
+	w, err := scanWorld(db.reader.q().queryRow(ctx,
+		"SELECT id, owner_id, name, template, seed, grid_cols, grid_rows, NULL, version, created_at, updated_at FROM worlds WHERE id = ?", id))
+	if err != nil {
+		return nil, wrap("find world", err)
+	}
+	return w, nil
+}
+
 // memberRoles are the roles AddWorldMember accepts.
 var memberRoles = map[string]bool{worldforge.RoleGM: true, worldforge.RolePlayer: true, worldforge.RoleObserver: true}
 
