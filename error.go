@@ -20,6 +20,15 @@ const (
 	EUnauthorized     = "unauthorized"
 	EInternal         = "internal"
 	EUnavailable      = "unavailable"
+
+	// Resize refusals (worldforge_resize_world). Each renders as the bare
+	// code.
+	EFreeformGrid   = "freeform_grid"     // the world's map is a freeform image, not a grid
+	EOutOfBoundsCap = "out_of_bounds_cap" // a side is over the 4096 cap
+	ETooSmall       = "too_small"         // a side is under 1
+	ENonInteger     = "non_integer"       // a side is NaN, infinite or fractional
+	ENoGrid         = "no_grid"           // the world document has no grid
+	ENoSize         = "no_size"           // a size is missing (argument or grid cols/rows)
 )
 
 // UnresolvedOwner is the detail of the missing_scopes error given when the

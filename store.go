@@ -170,6 +170,8 @@ type POIStore interface {
 	CreatePOI(ctx context.Context, p *POI) error
 	// FindPOIByID returns the POI, or not_found.
 	FindPOIByID(ctx context.Context, id string) (*POI, error)
+	// ListPOIs returns every POI of a world, by id.
+	ListPOIs(ctx context.Context, worldID string) ([]POI, error)
 	// SearchPOIs answers a POI query on one world, nearest first when a
 	// position is given, by name otherwise.
 	SearchPOIs(ctx context.Context, worldID string, q POIQuery) ([]POI, error)

@@ -164,7 +164,18 @@ type RawEntity = json.RawMessage
 type LoreIssue struct {
 	Collection string `json:"collection"`
 	ID         string `json:"id"`
-	Problem    string `json:"problem"`
+	// Kind is dangling_reference, self_reference, duplicate_name,
+	// era_order, event_outside_era or invalid_entity.
+	Kind   string   `json:"kind"`
+	Field  string   `json:"field,omitempty"`
+	Detail string   `json:"detail"`
+	Ref    *LoreRef `json:"ref,omitempty"`
+}
+
+// LoreRef names a lore entity.
+type LoreRef struct {
+	Collection string `json:"collection"`
+	ID         string `json:"id"`
 }
 
 // LorePreset is a named bundle of lore entities that propose_lore's
@@ -173,6 +184,8 @@ type LorePreset struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// Entities counts the entities the preset adds, per collection.
+	Entities map[string]int `json:"entities"`
 }
 
 // LoreOverview is the result of list_lore without a collection.
@@ -189,4 +202,81 @@ type LoreCollectionList struct {
 	Items      []RawEntity    `json:"items"`
 	Counts     map[string]int `json:"counts"`
 	Issues     []LoreIssue    `json:"issues"`
+}
+
+// Tool names of the world tools (direct writes, applied at once).
+const (
+	ToolCreateWorld  = "worldforge_create_world"
+	ToolResizeWorld  = "worldforge_resize_world"
+	ToolPlayerPickup = "worldforge_player_pickup"
+	ToolPlayerOpen   = "worldforge_player_open"
+)
+
+// Limits of the world tools.
+const (
+	MaxWorldNameLength = 120
+	MaxGridSide        = 4096
+)
+
+// CreateWorldArgs are the arguments of worldforge_create_world.
+type CreateWorldArgs struct {
+	Name     string `json:"name" jsonschema:"the world's name, 1–120 characters"`
+	Template string `json:"template,omitempty" jsonschema:"a template id: starter-jungle, starter-dungeon, starter-city, starter-desert, starter-wetland, starter-archipelago, starter-volcanic, starter-caverns or empty-hex; absent for a blank grid"`
+	Seed     *int64 `json:"seed,omitempty" jsonschema:"the generation seed; absent for a random one (returned)"`
+	Size     string `json:"size,omitempty" jsonschema:"small, medium (default) or large"`
+	Populate *bool  `json:"populate,omitempty" jsonschema:"false for terrain only (no POIs, atlas, wiki pages or lore); default true"`
+}
+
+// CreateWorldResult is the result of worldforge_create_world.
+type CreateWorldResult struct {
+	ID       string `json:"id"`
+	Version  int64  `json:"version"`
+	Template string `json:"template"`
+	Seed     int64  `json:"seed"`
+	Cols     int    `json:"cols"`
+	Rows     int    `json:"rows"`
+}
+
+// ResizeWorldArgs are the arguments of worldforge_resize_world. The sizes
+// are numbers rather than integers in the schema so that the tool can
+// answer the spec's own codes (non_integer, too_small, out_of_bounds_cap,
+// no_size) rather than a schema error.
+type ResizeWorldArgs struct {
+	WorldID string   `json:"world_id" jsonschema:"the world's id"`
+	Cols    *float64 `json:"cols,omitempty" jsonschema:"the new number of columns, 1–4096"`
+	Rows    *float64 `json:"rows,omitempty" jsonschema:"the new number of rows, 1–4096"`
+}
+
+// Cell is a grid cell.
+type Cell struct {
+	X int `json:"x" jsonschema:"the column, from 0"`
+	Y int `json:"y" jsonschema:"the row, from 0"`
+}
+
+// PlayerPickupArgs are the arguments of worldforge_player_pickup.
+type PlayerPickupArgs struct {
+	WorldID string `json:"world_id" jsonschema:"the world's id"`
+	POIID   string `json:"poi_id" jsonschema:"the POI holding the item"`
+	ItemID  string `json:"item_id" jsonschema:"the item to pick up"`
+	Cell    Cell   `json:"cell" jsonschema:"the POI's cell"`
+}
+
+// PlayerOpenArgs are the arguments of worldforge_player_open.
+type PlayerOpenArgs struct {
+	WorldID string `json:"world_id" jsonschema:"the world's id"`
+	POIID   string `json:"poi_id" jsonschema:"the POI to open"`
+	Cell    Cell   `json:"cell" jsonschema:"the POI's cell"`
+}
+
+// PickupResult is the result of worldforge_player_pickup.
+type PickupResult struct {
+	Item InventoryItem `json:"item"`
+}
+
+// OpenResult is the result of worldforge_player_open: the POI with what it
+// holds, and whether this call opened it (false: it was open already).
+type OpenResult struct {
+	POI    POI  `json:"poi"`
+	Opened bool `json:"opened"`
+	First  bool `json:"first"`
 }

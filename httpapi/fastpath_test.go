@@ -342,8 +342,6 @@ func TestFastPathConcurrent(t *testing.T) {
 	}
 }
 
-
-
 // headerSafe reports whether s can be sent as a header value as it is.
 func headerSafe(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -3,9 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	wf "github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/engine/lore"
 )
 
 // World, campaign, quest and encounter reads: owner only.
@@ -252,29 +252,73 @@ func (s *Server) listLore(ctx context.Context, c *call, in *wf.ListLoreArgs) (an
 	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
 		return nil, err
 	}
-	entities, err := s.store.ListLore(ctx, in.WorldID, in.Collection)
+	// Integrity issues cross collections, so they are found on the whole
+	// world's lore even when one collection is listed.
+	entities, err := s.store.ListLore(ctx, in.WorldID, "")
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	counts, err := s.store.CountLore(ctx, in.WorldID)
-	if err != nil {
-		return nil, storeErr(err)
+	counts := make(map[string]int, len(wf.LoreCollections))
+	for _, name := range wf.LoreCollections {
+		counts[name] = 0
 	}
+	all := make([]lore.Entity, 0, len(entities))
+	for _, e := range entities {
+		counts[e.Collection]++
+		all = append(all, lore.Entity{Collection: e.Collection, ID: e.ID, Name: e.Name, JSON: e.JSON})
+	}
+	issues := loreIssues(lore.Issues(all), in.Collection)
 	c.target("world", in.WorldID, in.WorldID)
-	issues := []wf.LoreIssue{}
 	if in.Collection != "" {
-		return wf.LoreCollectionList{Collection: in.Collection, Items: rawEntities(entities), Counts: counts, Issues: issues}, nil
+		items := []wf.RawEntity{}
+		for _, e := range entities {
+			if e.Collection == in.Collection {
+				items = append(items, e.JSON)
+			}
+		}
+		return wf.LoreCollectionList{Collection: in.Collection, Items: items, Counts: counts, Issues: issues}, nil
 	}
 	byColl := make(map[string][]wf.RawEntity, len(wf.LoreCollections))
 	for _, name := range wf.LoreCollections {
 		byColl[name] = []wf.RawEntity{}
 	}
 	for _, e := range entities {
-		if slices.Contains(wf.LoreCollections, e.Collection) {
+		if _, ok := byColl[e.Collection]; ok {
 			byColl[e.Collection] = append(byColl[e.Collection], e.JSON)
 		}
 	}
-	return wf.LoreOverview{Lore: byColl, Counts: counts, Issues: issues, Presets: []wf.LorePreset{}}, nil
+	return wf.LoreOverview{Lore: byColl, Counts: counts, Issues: issues, Presets: presetList()}, nil
+}
+
+// loreIssues converts the engine's issues, keeping one collection's when
+// collection is set.
+func loreIssues(in []lore.Issue, collection string) []wf.LoreIssue {
+	out := []wf.LoreIssue{}
+	for _, is := range in {
+		if collection != "" && is.Collection != collection {
+			continue
+		}
+		li := wf.LoreIssue{Collection: is.Collection, ID: is.ID, Kind: is.Kind, Field: is.Field, Detail: is.Detail}
+		if is.Ref != nil {
+			li.Ref = &wf.LoreRef{Collection: is.Ref.Collection, ID: is.Ref.ID}
+		}
+		out = append(out, li)
+	}
+	return out
+}
+
+// presetList describes the lore presets add_preset can add.
+func presetList() []wf.LorePreset {
+	ps := lore.Presets()
+	out := make([]wf.LorePreset, 0, len(ps))
+	for _, p := range ps {
+		counts := map[string]int{}
+		for _, e := range p.Entities {
+			counts[e.Collection]++
+		}
+		out = append(out, wf.LorePreset{ID: p.ID, Name: p.Name, Description: p.Description, Entities: counts})
+	}
+	return out
 }
 
 func rawEntities(list []wf.LoreEntity) []wf.RawEntity {

@@ -149,9 +149,19 @@ func (c *call) target(typ, id, worldID string) {
 // registration builds one tool for a server.
 type registration func(*Server) (*toolDef, error)
 
-// tool declares a tool whose arguments decode into In. schemaFn may adjust
-// the schema derived from In (ranges, enums, defaults).
+// tool declares a read-only tool whose arguments decode into In. schemaFn
+// may adjust the schema derived from In (ranges, enums, defaults).
 func tool[In any](name, description string, acc access, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
+	return declare(name, description, acc, &mcp.ToolAnnotations{ReadOnlyHint: true}, schemaFn, body)
+}
+
+// writeTool declares a tool that changes the world at once; destructive
+// says whether it may delete or overwrite what was there.
+func writeTool[In any](name, description string, acc access, destructive bool, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
+	return declare(name, description, acc, &mcp.ToolAnnotations{DestructiveHint: &destructive}, schemaFn, body)
+}
+
+func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotations, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
 	return func(s *Server) (*toolDef, error) {
 		schema, err := jsonschema.For[In](nil)
 		if err != nil {
@@ -172,7 +182,7 @@ func tool[In any](name, description string, acc access, schemaFn func(*jsonschem
 				Name:        name,
 				Description: description + scopeNote(acc),
 				InputSchema: schema,
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+				Annotations: ann,
 			},
 		}
 		def.run = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {

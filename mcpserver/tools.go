@@ -68,6 +68,23 @@ var registrations = []registration{
 			worldIDSchema(s)
 			s.Properties["collection"].Enum = enum(wf.LoreCollections)
 		}, (*Server).listLore),
+
+	writeTool(wf.ToolCreateWorld, "Create a world you own, generated from a template (starter-jungle, starter-dungeon, starter-city, starter-desert, starter-wetland, starter-archipelago, starter-volcanic, starter-caverns, empty-hex; none for a blank grid) with a seed (random when absent, and returned) and a size (small 32×24, medium 64×48, large 128×96). populate false gives terrain only. Returns { id, version, template, seed, cols, rows }.",
+		allOf(wf.ScopeWorldWrite), false, createWorldSchema, (*Server).createWorld),
+	writeTool(wf.ToolResizeWorld, "Resize a world you own to cols × rows (1–4096 each), at once and destructively: cells and POIs that still fit are kept, the rest are dropped. Returns the resize report; refusals are freeform_grid, out_of_bounds_cap, too_small, non_integer, no_grid or no_size. Editors must reload the world.",
+		allOf(wf.ScopeWorldWrite), true, worldIDSchema, (*Server).resizeWorld),
+	writeTool(wf.ToolPlayerPickup, "Pick up an item from a pickable POI on or next to your cell (your position is the server's presence) into your inventory; world owner or member. Errors: bad_request: too_far / not_pickable / unknown_item, conflict: no_presence, not_found.",
+		allOf(wf.ScopeWorldWrite), false, playSchema, (*Server).playerPickup),
+	writeTool(wf.ToolPlayerOpen, "Open an openable POI on or next to your cell; world owner or member. Opening an open POI again is not an error. Errors: bad_request: too_far / not_openable, conflict: no_presence, not_found.",
+		allOf(wf.ScopeWorldWrite), false, playSchema, (*Server).playerOpen),
+}
+
+func playSchema(s *jsonschema.Schema) {
+	worldIDSchema(s)
+	idProp(s.Properties["poi_id"])
+	if p, ok := s.Properties["item_id"]; ok {
+		idProp(p)
+	}
 }
 
 // Schema adjustments shared by several tools.

@@ -23,6 +23,13 @@ func (db *DB) FindPOIByID(ctx context.Context, id string) (*worldforge.POI, erro
 	return &p, nil
 }
 
+// ListPOIs returns every POI of the world, by id.
+func (db *DB) ListPOIs(ctx context.Context, worldID string) ([]worldforge.POI, error) {
+	out, err := collect(func(s scanner) (worldforge.POI, error) { return scanPOI(s) })(
+		db.reader.q().query(ctx, "SELECT "+poiCols+" FROM pois WHERE world_id = ? ORDER BY id", worldID))
+	return out, wrap("list pois", err)
+}
+
 // playTarget reads, inside the transaction q, the player's presence and
 // the POI, and runs check on them.
 func playTarget(ctx context.Context, q querier, worldID, userID, poiID string, check worldforge.PlayCheck) (*worldforge.Presence, *worldforge.POI, error) {

@@ -151,16 +151,20 @@ func (e *env) token(ctx context.Context, args []string) error {
 // world add-gm WORLD USER | world add-member WORLD USER
 func (e *env) world(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErrorf("world: want 'world add-gm' or 'world add-member'")
+		return usageErrorf("world: want 'world create', 'world render', 'world add-gm' or 'world add-member'")
 	}
 	var role string
 	switch args[0] {
+	case "create":
+		return e.worldCreate(ctx, args[1:])
+	case "render":
+		return e.worldRender(ctx, args[1:])
 	case "add-gm":
 		role = worldforge.RoleGM
 	case "add-member":
 		role = worldforge.RolePlayer
 	default:
-		return usageErrorf("world: unknown subcommand %q (want add-gm or add-member)", args[0])
+		return usageErrorf("world: unknown subcommand %q (want create, render, add-gm or add-member)", args[0])
 	}
 	fs := newFlags("world " + args[0])
 	dbf := e.dbFlag(fs)

@@ -10,6 +10,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/mcpserver"
 )
 
 // demoIDs are the rows the demo made, kept as a store secret so that a
@@ -85,87 +86,59 @@ func createDemo(ctx context.Context, db wf.Store) (*demoIDs, error) {
 			return nil, err
 		}
 	}
-	const cols, rows = 32, 24
-	world := &wf.World{
-		OwnerID: owner.ID, Name: "Demo World", Seed: 1, Cols: cols, Rows: rows,
-		JSON: mustJSON(map[string]any{
-			"grid":        map[string]any{"type": "hex", "cols": cols, "rows": rows, "defaultTerrain": "plains", "defaultElevation": 0},
-			"description": "A blank hex grid: the demo world before any template was applied.",
-		}),
-	}
-	if err := db.CreateWorld(ctx, world); err != nil {
+	// The demo world is generated as an agent would make it: the
+	// create-world tool, as the owner.
+	tools, err := mcpserver.New(db, nil)
+	if err != nil {
 		return nil, err
 	}
-	if err := db.AddWorldMember(ctx, world.ID, gm.ID, wf.RoleGM); err != nil {
+	actor := &wf.Actor{UserID: owner.ID, Kind: wf.CredentialSession, Scopes: []string{wf.ScopeAll}}
+	res, err := tools.CallTool(ctx, actor, wf.ToolCreateWorld,
+		mustJSON(wf.CreateWorldArgs{Name: "Demo World", Template: "starter-wetland", Seed: ptr(int64(1)), Size: "small"}))
+	if err != nil {
 		return nil, err
 	}
-	if err := db.AddWorldMember(ctx, world.ID, player.ID, wf.RolePlayer); err != nil {
+	worldID := res.(wf.CreateWorldResult).ID
+	if err := db.AddWorldMember(ctx, worldID, gm.ID, wf.RoleGM); err != nil {
 		return nil, err
 	}
-	camp := &wf.Campaign{OwnerID: owner.ID, WorldID: world.ID, Name: "The Sunken Crown", JSON: mustJSON(map[string]any{"session": 1})}
+	if err := db.AddWorldMember(ctx, worldID, player.ID, wf.RolePlayer); err != nil {
+		return nil, err
+	}
+	camp := &wf.Campaign{OwnerID: owner.ID, WorldID: worldID, Name: "The Sunken Crown", JSON: mustJSON(map[string]any{"session": 1})}
 	if err := db.CreateCampaign(ctx, camp); err != nil {
 		return nil, err
 	}
-	if err := db.CreateQuest(ctx, &wf.Quest{OwnerID: owner.ID, CampaignID: camp.ID, WorldID: world.ID, Name: "Find the crown", JSON: mustJSON(map[string]any{"steps": []string{"Reach the lake", "Dive"}})}); err != nil {
+	if err := db.CreateQuest(ctx, &wf.Quest{OwnerID: owner.ID, CampaignID: camp.ID, WorldID: worldID, Name: "Find the crown", JSON: mustJSON(map[string]any{"steps": []string{"Reach the lake", "Dive"}})}); err != nil {
 		return nil, err
 	}
-	if err := db.CreateEncounter(ctx, &wf.Encounter{OwnerID: owner.ID, CampaignID: camp.ID, WorldID: world.ID, Name: "Drowned sentries", JSON: mustJSON(map[string]any{"foes": []string{"drowned sentry", "drowned sentry"}})}); err != nil {
+	if err := db.CreateEncounter(ctx, &wf.Encounter{OwnerID: owner.ID, CampaignID: camp.ID, WorldID: worldID, Name: "Drowned sentries", JSON: mustJSON(map[string]any{"foes": []string{"drowned sentry", "drowned sentry"}})}); err != nil {
 		return nil, err
 	}
-	pages := []*wf.WikiPage{
-		{Title: "The Lake Kingdom", Body: "Once a realm of bridges; now under water.", Kind: wf.WikiKindLore, Audience: wf.AudienceParty},
-		{Title: "The Tide Wardens", Body: "Keepers of the sluices.", Kind: wf.WikiKindFaction, Audience: wf.AudienceParty},
-		{Title: "Brindle Ford", Body: "A village at the only crossing.", Kind: wf.WikiKindPlace, Audience: wf.AudienceParty},
-		{Title: "Session 1", Body: "The party met at Brindle Ford.", Kind: wf.WikiKindQuestLog, Audience: wf.AudienceGM},
-	}
-	for _, p := range pages {
-		p.WorldID = world.ID
-		if err := db.CreateWikiPage(ctx, p, owner.ID); err != nil {
-			return nil, err
-		}
-	}
-	cont := &wf.AtlasNode{WorldID: world.ID, Name: "Aldmere", Level: 1, TerrainType: "plains"}
-	if err := db.CreateAtlasNode(ctx, cont); err != nil {
+	if err := db.CreateWikiPage(ctx, &wf.WikiPage{WorldID: worldID, Title: "Session 1", Body: "The party met at the ford.",
+		Kind: wf.WikiKindQuestLog, Audience: wf.AudienceGM}, owner.ID); err != nil {
 		return nil, err
 	}
-	region := &wf.AtlasNode{WorldID: world.ID, ParentID: cont.ID, Name: "The Drowned Vale", Level: 2, TerrainType: "wetland"}
-	if err := db.CreateAtlasNode(ctx, region); err != nil {
+	// The player starts on the cell of the first pickable POI, so that
+	// worldforge_player_pickup works at once.
+	pois, err := db.ListPOIs(ctx, worldID)
+	if err != nil {
 		return nil, err
 	}
-	if err := db.CreateAtlasNode(ctx, &wf.AtlasNode{WorldID: world.ID, ParentID: region.ID, Name: "Brindle Ford", Level: 4, TerrainType: "plains"}); err != nil {
-		return nil, err
-	}
-	pois := []*wf.POI{
-		{Name: "Old chest", Category: "container", Tags: []string{"loot"}, X: 5, Y: 5, Openable: true, Pickable: true,
-			Items: []wf.POIItem{{ID: "item_rusty_key", Name: "Rusty key"}}, Visibility: wf.AudienceParty},
-		{Name: "Shrine of the Tide", Category: "shrine", Tags: []string{"holy", "water"}, X: 12, Y: 8, Visibility: wf.AudienceParty},
-		{Name: "Hidden cache", Category: "container", Tags: []string{"loot", "secret"}, X: 20, Y: 15, Openable: true, Visibility: wf.AudienceGM},
-	}
+	x, y := 0, 0
 	for _, p := range pois {
-		p.WorldID = world.ID
-		if err := db.CreatePOI(ctx, p); err != nil {
-			return nil, err
+		if p.Pickable && len(p.Items) > 0 {
+			x, y = p.X, p.Y
+			break
 		}
 	}
-	lore := []*wf.LoreEntity{
-		{Collection: "pantheons", ID: "deep-court", Name: "The Deep Court"},
-		{Collection: "deities", ID: "maren", Name: "Maren of the Tides", JSON: mustJSON(map[string]any{"id": "maren", "name": "Maren of the Tides", "pantheonId": "deep-court"})},
-		{Collection: "factions", ID: "tide-wardens", Name: "The Tide Wardens"},
-	}
-	for _, e := range lore {
-		e.WorldID = world.ID
-		if len(e.JSON) == 0 {
-			e.JSON = mustJSON(map[string]any{"id": e.ID, "name": e.Name})
-		}
-		if err := db.UpsertLore(ctx, e); err != nil {
-			return nil, err
-		}
-	}
-	if err := db.SetPresence(ctx, &wf.Presence{WorldID: world.ID, UserID: player.ID, X: 4, Y: 5}); err != nil {
+	if err := db.SetPresence(ctx, &wf.Presence{WorldID: worldID, UserID: player.ID, X: x, Y: y}); err != nil {
 		return nil, err
 	}
-	return &demoIDs{Owner: owner.ID, GM: gm.ID, Player: player.ID, World: world.ID}, nil
+	return &demoIDs{Owner: owner.ID, GM: gm.ID, Player: player.ID, World: worldID}, nil
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)

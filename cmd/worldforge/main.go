@@ -5,6 +5,8 @@
 //	worldforge key create --user USER_ID --scopes s1,s2,…
 //	worldforge key revoke KEY
 //	worldforge token --user USER_ID [--ttl 1h]
+//	worldforge world create --user USER_ID --name NAME [--template T] [--seed N] [--size S]
+//	worldforge world render WORLD_ID -o map.png
 //	worldforge world add-gm WORLD_ID USER_ID
 //	worldforge world add-member WORLD_ID USER_ID
 //	worldforge bench [flags]
@@ -86,6 +88,9 @@ commands:
   key create --user USER_ID --scopes s1,s2       create an API key; prints it
   key revoke KEY                                 revoke an API key
   token --user USER_ID [--ttl 1h]                mint a session JWT; prints it
+  world create --user USER_ID --name NAME [--template T] [--seed N] [--size S] [--populate=false]
+                                                 generate a world; prints its id
+  world render WORLD_ID -o map.png [--cell-px N] draw a world's map as PNG (-o - for stdout)
   world add-gm WORLD_ID USER_ID                  make a user a GM of a world
   world add-member WORLD_ID USER_ID              make a user a player in a world
   bench [flags]                                  load-test read_world against a bare go-sdk server
