@@ -397,3 +397,30 @@ func TestPickupRaceOverMCP(t *testing.T) {
 		}
 	})
 }
+
+// TestWorldToolScopes: every world tool needs world:write; a key without
+// it is refused before anything is read or written, with no audit row.
+func TestWorldToolScopes(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, dbtest.Open(t))
+	cell := map[string]any{"x": 3, "y": 4}
+	calls := map[string]map[string]any{
+		wf.ToolCreateWorld:  {"name": "X"},
+		wf.ToolResizeWorld:  {"world_id": s.World.ID, "cols": 4, "rows": 4},
+		wf.ToolPlayerPickup: {"world_id": s.World.ID, "poi_id": s.POI.ID, "item_id": "x", "cell": cell},
+		wf.ToolPlayerOpen:   {"world_id": s.World.ID, "poi_id": s.POI.ID, "cell": cell},
+	}
+	cs := connect(t, s, s.Key(t, s.Owner, wf.ScopeWorldRead, wf.ScopeLoreRead), "")
+	for name, args := range calls {
+		before := s.AuditCount(t)
+		if text, isErr := callTool(t, cs, name, args); !isErr || text != "missing_scopes:world:write" {
+			t.Errorf("%s: %v %q", name, isErr, text)
+		}
+		if n := s.AuditCount(t) - before; n != 0 {
+			t.Errorf("%s: %d audit rows", name, n)
+		}
+	}
+	if w, err := s.DB.FindWorldHeader(t.Context(), s.World.ID); err != nil || w.Version != 1 || w.Cols != 16 {
+		t.Errorf("world changed: %+v %v", w, err)
+	}
+}

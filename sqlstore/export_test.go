@@ -48,3 +48,13 @@ func (db *DB) HoldWriterForTest(ctx context.Context) (release func(), err error)
 
 // SQLitePathForTest exposes the dsn parser.
 func SQLitePathForTest(dsn string) (string, bool) { return sqlitePath(dsn) }
+
+// MigrationCountForTest is the number of embedded migrations of the
+// store's engine.
+func (db *DB) MigrationCountForTest() int {
+	ms, err := migrations(db.writer.d)
+	if err != nil {
+		panic(err)
+	}
+	return len(ms)
+}

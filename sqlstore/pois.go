@@ -91,6 +91,27 @@ func scanPOI(s scanner, extra ...any) (worldforge.POI, error) {
 // coordinates, answered by the (world_id, x, y) index, then an exact
 // integer test of the squared distance, so LIMIT is exact too.
 func (db *DB) SearchPOIs(ctx context.Context, worldID string, q worldforge.POIQuery) ([]worldforge.POI, error) {
+	if q.X == nil || q.Y == nil || q.RadiusPx != nil {
+		return db.searchPOIs(ctx, worldID, q)
+	}
+	// Nearest first without a radius: ask the index for rings of growing
+	// radius. When a ring holds a whole page, nothing outside it can be
+	// nearer than what it returned; otherwise widen. Only a world whose
+	// matches are fewer than a page, or all far away, is scanned whole.
+	limit := clampLimit(q.Limit, poiSearchDefault, poiSearchMax)
+	for cells := 16.0; cells <= 4096; cells *= 4 {
+		ring := q
+		r := cells * worldforge.CellSizePx
+		ring.RadiusPx = &r
+		got, err := db.searchPOIs(ctx, worldID, ring)
+		if err != nil || len(got) >= limit {
+			return got, err
+		}
+	}
+	return db.searchPOIs(ctx, worldID, q)
+}
+
+func (db *DB) searchPOIs(ctx context.Context, worldID string, q worldforge.POIQuery) ([]worldforge.POI, error) {
 	const (
 		c    = worldforge.CellSizePx
 		half = c / 2

@@ -1,7 +1,11 @@
 package sqlstore_test
 
 import (
+	"cmp"
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/worldforge-go/worldforge"
@@ -110,5 +114,56 @@ func TestPOIs(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+// TestNearestPOIsMatchBruteForce checks the ring search for nearest-first
+// queries without a radius against a sort of every POI by distance.
+func TestNearestPOIsMatchBruteForce(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "Scatter")
+		rng := rand.New(rand.NewPCG(1, 2))
+		var all []worldforge.POI
+		for i := range 400 {
+			x, y := rng.IntN(300), rng.IntN(300)
+			if i%50 == 0 { // a few far away, beyond every ring
+				x, y = 9000+rng.IntN(100), 9000
+			}
+			all = append(all, worldforge.POI{Name: fmt.Sprintf("P%03d", rng.IntN(200)), X: x, Y: y, Category: []string{"a", "b"}[i%2]})
+		}
+		for i := range all {
+			all[i].WorldID = w.ID
+			must(t, db.CreatePOI(ctx, &all[i]))
+		}
+		const c, half = worldforge.CellSizePx, worldforge.CellSizePx / 2
+		for _, probe := range []struct{ x, y, limit int }{{0, 0, 1}, {150 * c, 150 * c, 7}, {4000, 9000, 50}, {299 * c, 0, 200}, {9050 * c, 9000 * c, 10}} {
+			for _, cat := range []string{"", "b"} {
+				want := slices.Clone(all)
+				want = slices.DeleteFunc(want, func(p worldforge.POI) bool { return cat != "" && p.Category != cat })
+				d2 := func(p worldforge.POI) int64 {
+					dx, dy := int64(p.X*c+half-probe.x), int64(p.Y*c+half-probe.y)
+					return dx*dx + dy*dy
+				}
+				slices.SortFunc(want, func(a, b worldforge.POI) int {
+					return cmp.Or(cmp.Compare(d2(a), d2(b)), strings.Compare(a.Name, b.Name), strings.Compare(a.ID, b.ID))
+				})
+				want = want[:min(probe.limit, len(want))]
+				x, y := probe.x, probe.y
+				got, err := db.SearchPOIs(ctx, w.ID, worldforge.POIQuery{X: &x, Y: &y, Limit: probe.limit, Category: cat})
+				must(t, err)
+				if len(got) != len(want) {
+					t.Fatalf("probe %+v %q: %d results, want %d", probe, cat, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].ID != want[i].ID {
+						t.Fatalf("probe %+v %q: result %d is %s at (%d,%d), want %s at (%d,%d)", probe, cat, i,
+							got[i].Name, got[i].X, got[i].Y, want[i].Name, want[i].X, want[i].Y)
+					}
+				}
+			}
+		}
 	})
 }

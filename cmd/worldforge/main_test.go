@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"image/png"
 	"log/slog"
 	"net/http"
 	"os"
@@ -462,6 +463,19 @@ func TestBadInput(t *testing.T) {
 		{"world add-member unknown user", []string{"world", "add-member", "{world}", ghostUser, "--db", "{db}"}, 1, []string{"user", ghostUser, "not found"}},
 		{"world add-gm undefined flag", []string{"world", "add-gm", "{world}", "{user}", "--nope", "--db", "{db}"}, 2, []string{"-nope"}},
 
+		{"world create without --user", []string{"world", "create", "--name", "W", "--db", "{db}"}, 2, []string{"--user"}},
+		{"world create without --name", []string{"world", "create", "--user", "{user}", "--db", "{db}"}, 2, []string{"--name"}},
+		{"world create unknown user", []string{"world", "create", "--user", ghostUser, "--name", "W", "--db", "{db}"}, 1, []string{"user", ghostUser, "not found"}},
+		{"world create unknown template", []string{"world", "create", "--user", "{user}", "--name", "W", "--template", "starter-moon", "--db", "{db}"}, 2, []string{"unknown_template"}},
+		{"world create bad size", []string{"world", "create", "--user", "{user}", "--name", "W", "--size", "huge", "--db", "{db}"}, 2, []string{"bad_request", "size"}},
+		{"world create name too long", []string{"world", "create", "--user", "{user}", "--name", strings.Repeat("n", 121), "--db", "{db}"}, 2, []string{"bad_request"}},
+		{"world create seed not a number", []string{"world", "create", "--user", "{user}", "--name", "W", "--seed", "x", "--db", "{db}"}, 2, []string{"-seed"}},
+		{"world create positional argument", []string{"world", "create", "W", "--user", "{user}", "--name", "W", "--db", "{db}"}, 2, []string{"world create"}},
+		{"world render without -o", []string{"world", "render", "{world}", "--db", "{db}"}, 2, []string{"-o"}},
+		{"world render without world", []string{"world", "render", "-o", "{file}", "--db", "{db}"}, 2, []string{"WORLD_ID"}},
+		{"world render unknown world", []string{"world", "render", ghostWorld, "-o", "{file}", "--db", "{db}"}, 1, []string{"world", ghostWorld, "not found"}},
+		{"world render cell size", []string{"world", "render", "{world}", "-o", "{file}", "--cell-px", "65", "--db", "{db}"}, 2, []string{"--cell-px"}},
+
 		{"serve undefined flag", []string{"serve", "--nope", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"-nope"}},
 		{"serve bad addr", []string{"serve", "--addr", "nonsense", "--db", "{db}"}, 2, []string{"--addr", "nonsense"}},
 		{"serve bad log level", []string{"serve", "--log-level", "loud", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--log-level", "loud"}},
@@ -858,5 +872,50 @@ func TestServeWithoutDemo(t *testing.T) {
 	s.stop(t)
 	if out := s.stdout.String(); out != "" {
 		t.Errorf("serve without --demo wrote to stdout: %q", out)
+	}
+}
+
+// TestWorldCreateRender generates a world from the command line, checks it
+// is the one the tool makes (same seed, same document), and draws it.
+func TestWorldCreateRender(t *testing.T) {
+	t.Parallel()
+	dsn, _ := newDSN(t)
+	user := mustValue(t, nil, regexp.MustCompile(`^user_[a-z2-7]{20}$`), "user", "create", "Cartographer", "--db", dsn)
+	idRE := regexp.MustCompile(`^world_[a-z2-7]{20}$`)
+	a := mustValue(t, nil, idRE, "world", "create", "--user", user, "--name", "Isles", "--template", "starter-archipelago", "--seed", "11", "--size", "small", "--db", dsn)
+	b := mustValue(t, nil, idRE, "world", "create", "--user", user, "--name", "Isles again", "--template", "starter-archipelago", "--seed", "11", "--size", "small", "--db", dsn)
+	r := runMain(t, nil, "world", "create", "--user", user, "--name", "Random", "--db", dsn)
+	if r.err != nil || !idRE.MatchString(strings.TrimSpace(r.stdout)) || !strings.HasPrefix(r.stderr, "world create: seed ") {
+		t.Fatalf("random seed: %v %q %q", r.err, r.stdout, r.stderr)
+	}
+	db := openStore(t, dsn)
+	wa, err := db.FindWorldByID(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := db.FindWorldByID(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(wa.JSON) != string(wb.JSON) || wa.Cols != 32 || wa.Rows != 24 || wa.Seed != 11 || wa.Template != "starter-archipelago" {
+		t.Errorf("the two worlds differ or are not what was asked: %d×%d seed %d %s", wa.Cols, wa.Rows, wa.Seed, wa.Template)
+	}
+	out := filepath.Join(t.TempDir(), "map.png")
+	mustQuiet(t, nil, "world", "render", a, "-o", out, "--cell-px", "8", "--db", dsn)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decode the map: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 32*8 || b.Dy() < 24*6 {
+		t.Errorf("map is %v for 32×24 cells of 8 px", b)
+	}
+	stdout := MustRunMain(t, nil, "world", "render", a, "-o", "-", "--db", dsn)
+	if _, err := png.Decode(strings.NewReader(stdout)); err != nil {
+		t.Errorf("-o - is not a PNG: %v", err)
 	}
 }

@@ -65,6 +65,11 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 	actor := &worldforge.Actor{UserID: *user, Kind: worldforge.CredentialSession, Scopes: []string{worldforge.ScopeAll}}
 	res, err := tools.CallTool(ctx, actor, worldforge.ToolCreateWorld, raw)
 	if err != nil {
+		// A refused flag value (template, size, name) is a command-line
+		// mistake.
+		if c := worldforge.ErrorCode(err); c == worldforge.EBadRequest || c == worldforge.EUnknownTemplate {
+			return usageErrorf("world create: %v", err)
+		}
 		return fmt.Errorf("world create: %w", err)
 	}
 	out := res.(worldforge.CreateWorldResult)
@@ -133,6 +138,10 @@ func (e *env) worldRender(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("world render: %w", err)
+	}
+	// CreateTemp makes the file private; a map is an ordinary file.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return fmt.Errorf("world render: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), *outPath); err != nil {
