@@ -315,6 +315,13 @@ func TestPlayerTools(t *testing.T) {
 		if text, isErr := callTool(t, player, wf.ToolPlayerPickup, map[string]any{"world_id": w, "poi_id": chest.ID, "item_id": "item-gold"}); !isErr || !strings.HasPrefix(text, "bad_request: invalid arguments") {
 			t.Errorf("no cell: %s", text)
 		}
+		for _, bad := range []any{map[string]any{"x": "5", "y": 5}, map[string]any{"x": 5.5, "y": 5}, map[string]any{"x": 5}, []int{5, 5}, "5,5", nil} {
+			args := pick(chest, "item-gold")
+			args["cell"] = bad
+			if text, isErr := callTool(t, player, wf.ToolPlayerPickup, args); !isErr || !strings.HasPrefix(text, "bad_request: invalid arguments") {
+				t.Errorf("cell %v: %v %s", bad, isErr, text)
+			}
+		}
 		text := expect("pick up", wf.ToolPlayerPickup, pick(chest, "item-gold"), "")
 		if !strings.Contains(text, `"itemId":"item-gold"`) {
 			t.Errorf("pick up: %s", text)
@@ -422,5 +429,49 @@ func TestWorldToolScopes(t *testing.T) {
 	}
 	if w, err := s.DB.FindWorldHeader(t.Context(), s.World.ID); err != nil || w.Version != 1 || w.Cols != 16 {
 		t.Errorf("world changed: %+v %v", w, err)
+	}
+}
+
+// TestListLoreIssuesAndPresets: a world made from a template lists its
+// preset's lore with no issues, and every preset; a dangling reference
+// added afterwards is reported without blocking anything.
+func TestListLoreIssuesAndPresets(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, dbtest.Open(t))
+	cs := connect(t, s, s.Token(t, s.Owner), "")
+	text, isErr := callTool(t, cs, wf.ToolCreateWorld, map[string]any{"name": "Lore", "template": "starter-dungeon", "seed": 1, "size": "small"})
+	if isErr {
+		t.Fatal(text)
+	}
+	var created wf.CreateWorldResult
+	mustDecode(t, text, &created)
+	text, isErr = callTool(t, cs, wf.ToolListLore, map[string]any{"world_id": created.ID})
+	if isErr {
+		t.Fatal(text)
+	}
+	var overview wf.LoreOverview
+	mustDecode(t, text, &overview)
+	total := 0
+	for _, n := range overview.Counts {
+		total += n
+	}
+	if total == 0 || len(overview.Issues) != 0 || len(overview.Presets) < 9 || len(overview.Counts) != 17 {
+		t.Fatalf("overview: %d entities, issues %v, %d presets, %d counts", total, overview.Issues, len(overview.Presets), len(overview.Counts))
+	}
+	if err := s.DB.UpsertLore(t.Context(), &wf.LoreEntity{WorldID: created.ID, Collection: "deities", ID: "stray", Name: "Stray",
+		JSON: json.RawMessage(`{"id":"stray","name":"Stray","pantheonId":"nowhere"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr = callTool(t, cs, wf.ToolListLore, map[string]any{"world_id": created.ID, "collection": "deities"})
+	if isErr {
+		t.Fatal(text)
+	}
+	var list wf.LoreCollectionList
+	mustDecode(t, text, &list)
+	if len(list.Issues) != 1 || list.Issues[0].Kind != "dangling_reference" || list.Issues[0].ID != "stray" || list.Issues[0].Field != "pantheonId" {
+		t.Errorf("issues: %+v", list.Issues)
+	}
+	if list.Counts["deities"] != len(list.Items) {
+		t.Errorf("counts %v, %d items", list.Counts, len(list.Items))
 	}
 }
