@@ -92,18 +92,27 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, lenient
 	return nil
 }
 
+// worldCaller is caller for a /worlds/{id}/… route: it also returns the
+// world's id and the caller's role in it ("" for a stranger).
+func (s *Server) worldCaller(w http.ResponseWriter, r *http.Request, scope string) (a *worldforge.Actor, owner, worldID, role string, ok bool) {
+	if a, owner, ok = caller(w, r, scope); !ok {
+		return nil, "", "", "", false
+	}
+	worldID = r.PathValue("id")
+	role, err := s.opts.Store.WorldRole(r.Context(), worldID, owner)
+	if err != nil {
+		s.storeError(w, r.Method+" "+r.URL.Path+": role", err)
+		return nil, "", "", "", false
+	}
+	return a, owner, worldID, role, true
+}
+
 func (s *Server) putPresence(w http.ResponseWriter, r *http.Request) {
-	a, owner, ok := caller(w, r, worldforge.ScopeWorldWrite)
+	a, owner, worldID, role, ok := s.worldCaller(w, r, worldforge.ScopeWorldWrite)
 	if !ok {
 		return
 	}
-	worldID := r.PathValue("id")
 	ctx := r.Context()
-	role, err := s.opts.Store.WorldRole(ctx, worldID, owner)
-	if err != nil {
-		s.storeError(w, "presence: role", err)
-		return
-	}
 	if role != worldforge.RoleOwner && role != worldforge.RoleGM && role != worldforge.RolePlayer {
 		writeError(w, worldforge.ErrNotFound)
 		return
@@ -158,18 +167,15 @@ func (s *Server) putPresence(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) searchPOIs(w http.ResponseWriter, r *http.Request) {
-	a, owner, ok := caller(w, r, worldforge.ScopeWorldRead)
+	a, owner, worldID, role, ok := s.worldCaller(w, r, worldforge.ScopeWorldRead)
 	if !ok {
 		return
 	}
-	worldID := r.PathValue("id")
 	ctx := r.Context()
-	role, err := s.opts.Store.WorldRole(ctx, worldID, owner)
-	if err != nil {
-		s.storeError(w, "poi search: role", err)
-		return
-	}
-	var q worldforge.POIQuery
+	var (
+		q   worldforge.POIQuery
+		err error
+	)
 	switch role {
 	case worldforge.RoleOwner, worldforge.RoleGM:
 	case worldforge.RolePlayer, worldforge.RoleObserver:
