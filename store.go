@@ -23,6 +23,7 @@ type Store interface {
 	POIStore
 	LoreStore
 	AuditStore
+	ProposalStore
 
 	// Secret returns the named server secret, creating it with gen on first
 	// use. Every replica on one database sees the same value.
@@ -256,4 +257,42 @@ func WorldWithRuntimeJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
 	out = append(out, b[:i+len(`"json":`)]...)
 	out = append(out, doc...)
 	return append(out, b[i+len(marker):]...), nil
+}
+
+// ProposalStore keeps proposals, commits them and keeps auto-accept rules.
+type ProposalStore interface {
+	// CreateProposal stores p as pending (ID, Status and CreatedAt are
+	// set). A changeset id names a changeset of p's world, created on
+	// first use; one of another world is bad_request.
+	CreateProposal(ctx context.Context, p *Proposal) error
+	// FindProposal returns the proposal, or proposal_not_found.
+	FindProposal(ctx context.Context, id string) (*Proposal, error)
+	// ListProposals lists proposals, newest first.
+	ListProposals(ctx context.Context, f ProposalFilter) ([]Proposal, error)
+	// CommitProposal commits one proposal in one transaction: check runs
+	// on it first (access rules; its error is returned and nothing
+	// changes), then the proposal is claimed (pending → committed, once:
+	// a proposal that is not pending is conflict: not_pending), applied
+	// with a version predicate (a target changed since filing is
+	// version_conflict, one deleted not_found; either way the whole
+	// transaction rolls back and the proposal stays pending), and audit
+	// is inserted. Nothing is acknowledged before the commit.
+	CommitProposal(ctx context.Context, id, deciderID string, check func(*Proposal) error, audit *AuditEntry) (*CommitResult, error)
+	// CommitChangeset commits every pending proposal of a changeset of a
+	// world, oldest first, in one transaction: all of them or none. check
+	// runs on each; audit makes the audit row of each.
+	CommitChangeset(ctx context.Context, worldID, changesetID, deciderID string, check func(*Proposal) error, audit func(*Proposal) *AuditEntry) ([]CommitResult, error)
+	// RejectProposal marks a pending proposal rejected, with its audit
+	// row, in one transaction (check and not_pending as for commits).
+	RejectProposal(ctx context.Context, id, deciderID string, check func(*Proposal) error, audit *AuditEntry) (*Proposal, error)
+
+	CreateAutoAcceptRule(ctx context.Context, r *AutoAcceptRule) error
+	// ListAutoAcceptRules lists an owner's rules, oldest first.
+	ListAutoAcceptRules(ctx context.Context, ownerID string) ([]AutoAcceptRule, error)
+	// DeleteAutoAcceptRule deletes one of the owner's rules, or not_found.
+	DeleteAutoAcceptRule(ctx context.Context, ownerID, id string) error
+	// MatchAutoAccept reports whether a rule of ownerID covers p: the
+	// rule's world (if set) is p's, its actor and key (if set) are p's,
+	// and its kinds (if any) include p's.
+	MatchAutoAccept(ctx context.Context, ownerID string, p *Proposal) (bool, error)
 }

@@ -280,3 +280,135 @@ type OpenResult struct {
 	Opened bool `json:"opened"`
 	First  bool `json:"first"`
 }
+
+// Tool names of the write path.
+const (
+	ToolProposeQuest      = "propose_quest"
+	ToolProposeEncounter  = "propose_encounter"
+	ToolProposeWikiPage   = "propose_wiki_page"
+	ToolProposeWikiEdit   = "propose_wiki_edit"
+	ToolProposeAtlasPlace = "propose_atlas_place"
+	ToolProposeLore       = "propose_lore"
+	ToolCommitQuest       = "commit_quest"
+	ToolCommitEncounter   = "commit_encounter"
+	ToolCreateCampaign    = "create_campaign"
+)
+
+// Limits of the write path.
+const (
+	MaxDiffSummary     = 500
+	MaxNameLength      = 120
+	MaxTitleLength     = 200
+	MaxPlaceNameLength = 200
+	MaxTerrainType     = 50
+	MaxLoreOperations  = 100
+)
+
+// ProposeQuestArgs are the arguments of propose_quest and
+// propose_encounter.
+type ProposeQuestArgs struct {
+	ID          string              `json:"id,omitempty" jsonschema:"the quest (encounter) to change; absent for a new one"`
+	Payload     QuestProposalFields `json:"payload" jsonschema:"the new name and JSON document"`
+	DiffSummary string              `json:"diff_summary" jsonschema:"what the change does, for the reviewer (≤ 500 characters)"`
+	ChangesetID string              `json:"changeset_id,omitempty" jsonschema:"groups proposals into a changeset reviewed as a unit"`
+}
+
+// QuestProposalFields is propose_quest's payload.
+type QuestProposalFields struct {
+	Name string `json:"name,omitempty" jsonschema:"1–120 characters; required for a new quest, kept when absent on a change"`
+	JSON any    `json:"json,omitempty" jsonschema:"the document (a JSON object); kept when absent on a change"`
+}
+
+// ProposeWikiPageArgs are the arguments of propose_wiki_page.
+type ProposeWikiPageArgs struct {
+	WorldID     string             `json:"world_id" jsonschema:"the world's id"`
+	Payload     WikiPageProposalFs `json:"payload" jsonschema:"the page; keys other than these pass and are ignored"`
+	DiffSummary string             `json:"diff_summary" jsonschema:"what the change does, for the reviewer (≤ 500 characters)"`
+	ChangesetID string             `json:"changeset_id,omitempty" jsonschema:"groups proposals into a changeset reviewed as a unit"`
+}
+
+// WikiPageProposalFs is propose_wiki_page's payload.
+type WikiPageProposalFs struct {
+	Title    string `json:"title,omitempty" jsonschema:"1–200 characters (required)"`
+	Body     string `json:"body,omitempty" jsonschema:"Markdown"`
+	Kind     string `json:"kind,omitempty" jsonschema:"lore (default), faction, place or quest-log"`
+	Audience string `json:"audience,omitempty" jsonschema:"gm (default) or party"`
+}
+
+// ProposeWikiEditArgs are the arguments of propose_wiki_edit.
+type ProposeWikiEditArgs struct {
+	PageID      string             `json:"page_id" jsonschema:"the page to change"`
+	Payload     WikiEditProposalFs `json:"payload" jsonschema:"the fields to change; at least one"`
+	DiffSummary string             `json:"diff_summary" jsonschema:"what the change does, for the reviewer (≤ 500 characters)"`
+	ChangesetID string             `json:"changeset_id,omitempty" jsonschema:"groups proposals into a changeset reviewed as a unit"`
+}
+
+// WikiEditProposalFs is propose_wiki_edit's payload.
+type WikiEditProposalFs struct {
+	Title    *string `json:"title,omitempty" jsonschema:"1–200 characters"`
+	Body     *string `json:"body,omitempty" jsonschema:"Markdown"`
+	Audience *string `json:"audience,omitempty" jsonschema:"gm or party"`
+}
+
+// ProposeAtlasPlaceArgs are the arguments of propose_atlas_place.
+type ProposeAtlasPlaceArgs struct {
+	WorldID     string               `json:"world_id" jsonschema:"the world's id"`
+	Payload     AtlasPlaceProposalFs `json:"payload" jsonschema:"the new place"`
+	DiffSummary string               `json:"diff_summary" jsonschema:"what the change does, for the reviewer (≤ 500 characters)"`
+	ChangesetID string               `json:"changeset_id,omitempty" jsonschema:"groups proposals into a changeset reviewed as a unit"`
+}
+
+// AtlasPlaceProposalFs is propose_atlas_place's payload.
+type AtlasPlaceProposalFs struct {
+	Name        string `json:"name" jsonschema:"1–200 characters"`
+	TerrainType string `json:"terrainType,omitempty" jsonschema:"≤ 50 characters"`
+	ParentID    string `json:"parentId,omitempty" jsonschema:"the parent place; absent for a level-1 place"`
+}
+
+// ProposeLoreArgs are the arguments of propose_lore.
+type ProposeLoreArgs struct {
+	WorldID     string        `json:"world_id" jsonschema:"the world's id"`
+	Operations  []LoreOpInput `json:"operations" jsonschema:"1–100 operations, applied in order when committed"`
+	DiffSummary string        `json:"diff_summary" jsonschema:"what the change does, for the reviewer (≤ 500 characters)"`
+	ChangesetID string        `json:"changeset_id,omitempty" jsonschema:"groups proposals into a changeset reviewed as a unit"`
+}
+
+// LoreOpInput is one propose_lore operation: {op:"upsert", collection,
+// entity}, {op:"remove", collection, id} or {op:"add_preset", preset_id}.
+type LoreOpInput struct {
+	Op         string `json:"op" jsonschema:"upsert, remove or add_preset"`
+	Collection string `json:"collection,omitempty" jsonschema:"the lore collection (upsert, remove)"`
+	Entity     any    `json:"entity,omitempty" jsonschema:"the entity, validated against the collection's schema (upsert)"`
+	ID         string `json:"id,omitempty" jsonschema:"the entity to remove (remove)"`
+	PresetID   string `json:"preset_id,omitempty" jsonschema:"the preset to add (add_preset)"`
+}
+
+// ProposeResult is the result of the propose tools. AuditID equals
+// ProposalID (kept for older clients); AutoAccepted appears when one of
+// the owner's auto-accept rules committed the proposal at once.
+type ProposeResult struct {
+	ProposalID   string `json:"proposal_id"`
+	AuditID      string `json:"audit_id"`
+	WorldID      string `json:"world_id,omitempty"`
+	ChangesetID  string `json:"changeset_id,omitempty"`
+	AutoAccepted *bool  `json:"auto_accepted,omitempty"`
+}
+
+// CommitArgs are the arguments of commit_quest and commit_encounter.
+type CommitArgs struct {
+	ProposalID string `json:"proposal_id" jsonschema:"the proposal to commit"`
+	Confirm    bool   `json:"confirm" jsonschema:"must be the literal true"`
+}
+
+// CreateCampaignArgs are the arguments of create_campaign.
+type CreateCampaignArgs struct {
+	Name    string `json:"name" jsonschema:"1–120 characters"`
+	WorldID string `json:"world_id,omitempty" jsonschema:"the world the campaign is run in (you own it or are a GM)"`
+	JSON    any    `json:"json,omitempty" jsonschema:"the campaign's document (a JSON object)"`
+}
+
+// CreatedResult is the result of create_campaign.
+type CreatedResult struct {
+	ID      string `json:"id"`
+	Version int64  `json:"version"`
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/review"
 )
 
 // DefaultMaxBodyBytes limits request bodies.
@@ -55,6 +56,7 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	mcp     http.Handler
+	review  *review.Service
 	fast    *fastResponder
 	fastN   atomic.Uint64
 	closing chan struct{}
@@ -66,7 +68,7 @@ func New(opts Options) *Server {
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), closing: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), review: review.New(opts.Store)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -103,10 +105,9 @@ func New(opts Options) *Server {
 	}, nil)(sdk)
 
 	s.mux.Handle("/mcp", s.authenticated(http.HandlerFunc(s.serveMCP)))
-	s.mux.Handle("GET /me", s.authenticated(http.HandlerFunc(s.serveMe)))
-	s.mux.Handle("PUT /worlds/{id}/presence", s.authenticated(http.HandlerFunc(s.putPresence)))
-	s.mux.Handle("GET /worlds/{id}/pois/search", s.authenticated(http.HandlerFunc(s.searchPOIs)))
-	s.mux.Handle("POST /worlds/{id}/pois/search", s.authenticated(http.HandlerFunc(s.searchPOIs)))
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.pattern, s.authenticated(gate(rt.scopes, rt.handler)))
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, worldforge.ErrNotFound)
 	})

@@ -13,11 +13,11 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
-// The world routes that MCP does not carry:
+// The world routes that MCP does not carry (scopes: routes.go):
 //
-//	PUT  /worlds/{id}/presence     place a player on the grid (world:write)
-//	GET  /worlds/{id}/pois/search  POI search, query parameters (world:read)
-//	POST /worlds/{id}/pois/search  POI search, JSON body (world:read)
+//	PUT  /worlds/{id}/presence     place a player on the grid
+//	GET  /worlds/{id}/pois/search  POI search, query parameters
+//	POST /worlds/{id}/pois/search  POI search, JSON body
 //
 // Who may call: the world's owner and its GMs see every POI; players and
 // observers see the POIs visible to the party; anyone else is 404
@@ -32,16 +32,12 @@ type presenceRequest struct {
 	UserID string `json:"userId,omitempty"`
 }
 
-// caller resolves the request's actor, checks its scopes and returns the
-// effective owner id, or writes the error.
-func caller(w http.ResponseWriter, r *http.Request, scopes ...string) (*worldforge.Actor, string, bool) {
+// caller returns the request's actor and its effective owner id (the
+// gate has checked the scopes), or writes the error.
+func caller(w http.ResponseWriter, r *http.Request) (*worldforge.Actor, string, bool) {
 	a := worldforge.ActorFromContext(r.Context())
 	if a == nil {
 		writeError(w, worldforge.ErrUnauthorized)
-		return nil, "", false
-	}
-	if err := a.RequireScopes(scopes...); err != nil {
-		writeError(w, err)
 		return nil, "", false
 	}
 	owner, err := a.Owner()
@@ -94,8 +90,8 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, lenient
 
 // worldCaller is caller for a /worlds/{id}/… route: it also returns the
 // world's id and the caller's role in it ("" for a stranger).
-func (s *Server) worldCaller(w http.ResponseWriter, r *http.Request, scope string) (a *worldforge.Actor, owner, worldID, role string, ok bool) {
-	if a, owner, ok = caller(w, r, scope); !ok {
+func (s *Server) worldCaller(w http.ResponseWriter, r *http.Request) (a *worldforge.Actor, owner, worldID, role string, ok bool) {
+	if a, owner, ok = caller(w, r); !ok {
 		return nil, "", "", "", false
 	}
 	worldID = r.PathValue("id")
@@ -108,7 +104,7 @@ func (s *Server) worldCaller(w http.ResponseWriter, r *http.Request, scope strin
 }
 
 func (s *Server) putPresence(w http.ResponseWriter, r *http.Request) {
-	a, owner, worldID, role, ok := s.worldCaller(w, r, worldforge.ScopeWorldWrite)
+	a, owner, worldID, role, ok := s.worldCaller(w, r)
 	if !ok {
 		return
 	}
@@ -167,7 +163,7 @@ func (s *Server) putPresence(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) searchPOIs(w http.ResponseWriter, r *http.Request) {
-	a, owner, worldID, role, ok := s.worldCaller(w, r, worldforge.ScopeWorldRead)
+	a, owner, worldID, role, ok := s.worldCaller(w, r)
 	if !ok {
 		return
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/review"
 )
 
 // SDKLogger returns a logger for the go-sdk that passes only warnings and
@@ -71,6 +72,7 @@ type Options struct {
 // Server holds the shared MCP server and the store its tools use.
 type Server struct {
 	store  worldforge.Store
+	review *review.Service
 	log    *slog.Logger
 	mcp    *mcp.Server
 	impl   *mcp.Implementation
@@ -80,7 +82,7 @@ type Server struct {
 
 // New builds the MCP server with every tool registered.
 func New(store worldforge.Store, opts *Options) (*Server, error) {
-	s := &Server{store: store, log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{}}
+	s := &Server{store: store, review: review.New(store), log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{}}
 	if opts != nil && opts.Logger != nil {
 		s.log = opts.Logger
 	}
@@ -139,6 +141,9 @@ type call struct {
 	actor *worldforge.Actor
 	owner string
 	audit worldforge.AuditEntry
+	// audited is set by a body that wrote its audit row in its own
+	// transaction (the commits), so the pipeline writes none.
+	audited bool
 }
 
 // target records what the call touched, for its audit row.
@@ -327,6 +332,9 @@ func (s *Server) invoke(ctx context.Context, def *toolDef, c *call, raw json.Raw
 	res, err := def.run(ctx, c, raw)
 	if err != nil {
 		return nil, err
+	}
+	if c.audited {
+		return res, nil
 	}
 	c.audit.ActorID = c.owner
 	c.audit.KeyID = c.actor.KeyID

@@ -77,6 +77,25 @@ var registrations = []registration{
 		allOf(wf.ScopeWorldWrite), false, playSchema, (*Server).playerPickup),
 	writeTool(wf.ToolPlayerOpen, "Open an openable POI on or next to your cell; world owner or member. Opening an open POI again is not an error. Errors: bad_request: too_far / not_openable, conflict: no_presence, not_found.",
 		allOf(wf.ScopeWorldWrite), false, playSchema, (*Server).playerOpen),
+
+	writeTool(wf.ToolProposeQuest, "Propose a new quest (no id; you will own it) or a change to one (its owner, or the owner/GM of its world), pinned to its current version. Nothing changes until it is committed. Returns { proposal_id, audit_id, world_id?, changeset_id?, auto_accepted? }.",
+		allOf(wf.ScopeQuestWrite), false, proposeQuestSchema, (*Server).proposeQuest),
+	writeTool(wf.ToolProposeEncounter, "Propose a new encounter or a change to one; the same rules as propose_quest.",
+		allOf(wf.ScopeEncounterWrite), false, proposeQuestSchema, (*Server).proposeEncounter),
+	writeTool(wf.ToolProposeWikiPage, "Propose a new wiki page in a world you own or run as GM (title required, 1–200 characters; kind lore/faction/place/quest-log; audience gm/party).",
+		allOf(wf.ScopeWikiPropose), false, proposeWikiPageSchema, (*Server).proposeWikiPage),
+	writeTool(wf.ToolProposeWikiEdit, "Propose a change to a wiki page's title, body or audience (owner/GM of its world), pinned to the page's version.",
+		allOf(wf.ScopeWikiPropose), false, proposeWikiEditSchema, (*Server).proposeWikiEdit),
+	writeTool(wf.ToolProposeAtlasPlace, "Propose a new atlas place (name 1–200, terrainType ≤ 50, optional parentId in the same world; level is the parent's plus one) in a world you own or run as GM.",
+		allOf(wf.ScopeAtlasPropose), false, proposeAtlasSchema, (*Server).proposeAtlasPlace),
+	writeTool(wf.ToolProposeLore, "Propose 1–100 lore operations on a world you own or run as GM: {op:'upsert',collection,entity} (validated against the collection's schema), {op:'remove',collection,id}, {op:'add_preset',preset_id}. Pinned to the world's version; nothing changes until accepted.",
+		anyOf(wf.ScopeLorePropose, wf.ScopeWorldWrite), false, proposeLoreSchema, (*Server).proposeLore),
+	writeTool(wf.ToolCommitQuest, "Commit a quest proposal (confirm must be true); the quest's owner only. Claim-once, version-checked, audited in one transaction. Errors: proposal_not_found, not_found, version_conflict, conflict: not_pending.",
+		allOf(wf.ScopeQuestCommit), true, commitSchema, (*Server).commitQuest),
+	writeTool(wf.ToolCommitEncounter, "Commit an encounter proposal; the same rules as commit_quest.",
+		allOf(wf.ScopeEncounterCommit), true, commitSchema, (*Server).commitEncounter),
+	writeTool(wf.ToolCreateCampaign, "Create a campaign you own, optionally in a world you own or run as GM. Returns { id, version: 1 }.",
+		allOf(wf.ScopeCampaignWrite), false, createCampaignSchema, (*Server).createCampaign),
 }
 
 func playSchema(s *jsonschema.Schema) {

@@ -182,9 +182,7 @@ func (a *auditor) write(reqs []*auditReq) error {
 	defer cancel()
 	args := make([]any, 0, len(reqs)*auditNumCols)
 	for _, r := range reqs {
-		e := r.e
-		args = append(args, e.ID, e.ActorID, nullStr(e.KeyID), nullStr(e.Tool), nullStr(e.Route),
-			nullStr(e.TargetType), nullStr(e.TargetID), nullStr(e.WorldID), e.Outcome, ms(e.CreatedAt))
+		args = appendAuditArgs(args, r.e)
 	}
 	// One multi-row INSERT is one atomic statement (its own transaction),
 	// and its text depends only on the batch size, so it is prepared once
@@ -197,6 +195,26 @@ func (a *auditor) write(reqs []*auditReq) error {
 	a.batches.Add(1)
 	a.rows.Add(int64(len(reqs)))
 	return nil
+}
+
+// appendAuditArgs appends the auditNumCols column values of e, in the
+// order of auditCols.
+func appendAuditArgs(args []any, e *worldforge.AuditEntry) []any {
+	return append(args, e.ID, e.ActorID, nullStr(e.KeyID), nullStr(e.Tool), nullStr(e.Route),
+		nullStr(e.TargetType), nullStr(e.TargetID), nullStr(e.WorldID), e.Outcome, ms(e.CreatedAt))
+}
+
+// insertAudit writes one audit row through q: the audit row of a commit,
+// inside the commit's transaction (not through the group commit, which
+// would acknowledge it apart from the change it records). It fills an empty
+// ID and a zero CreatedAt like AppendAudit.
+func insertAudit(ctx context.Context, q querier, e *worldforge.AuditEntry) error {
+	if e.ID == "" {
+		e.ID = worldforge.NewID("aud")
+	}
+	e.CreatedAt = stamp(e.CreatedAt)
+	_, err := q.exec(ctx, auditInsert(1), appendAuditArgs(make([]any, 0, auditNumCols), e)...)
+	return err
 }
 
 // auditInserts caches the INSERT text of each batch size.

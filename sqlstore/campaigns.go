@@ -87,6 +87,11 @@ var (
 const docCols = "id, owner_id, campaign_id, world_id, name, doc, version, created_at, updated_at"
 
 func (t docTable) create(ctx context.Context, db *DB, q *worldforge.Quest) error {
+	return wrap("create "+t.noun, t.insert(ctx, db.writer.q(), q))
+}
+
+// insert stores q at version 1 through the querier (in a transaction or not).
+func (t docTable) insert(ctx context.Context, qr querier, q *worldforge.Quest) error {
 	if q.ID == "" {
 		q.ID = worldforge.NewID(t.idPrefix)
 	}
@@ -96,11 +101,11 @@ func (t docTable) create(ctx context.Context, db *DB, q *worldforge.Quest) error
 		q.UpdatedAt = q.CreatedAt
 	}
 	q.UpdatedAt = stamp(q.UpdatedAt)
-	_, err := db.writer.q().exec(ctx,
+	_, err := qr.exec(ctx,
 		"INSERT INTO "+t.table+" ("+docCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		q.ID, q.OwnerID, nullStr(q.CampaignID), nullStr(q.WorldID), q.Name, jsonArg(q.JSON),
 		q.Version, ms(q.CreatedAt), ms(q.UpdatedAt))
-	return wrap("create "+t.noun, err)
+	return err
 }
 
 func (t docTable) find(ctx context.Context, db *DB, id string) (*worldforge.Quest, error) {

@@ -142,7 +142,7 @@ func (db *DB) CreateWorldContent(ctx context.Context, w *worldforge.World, c *wo
 		}
 		for i := range c.WikiPages {
 			c.WikiPages[i].WorldID = w.ID
-			if err := insertWikiPage(ctx, q, &c.WikiPages[i], authorID); err != nil {
+			if err := insertWikiPage(ctx, q, &c.WikiPages[i], authorID, ""); err != nil {
 				return err
 			}
 		}

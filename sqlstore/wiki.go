@@ -42,13 +42,13 @@ func scanWikiSummary(s scanner) (worldforge.WikiPageSummary, error) {
 // authorID, in one transaction. A missing world is not_found.
 func (db *DB) CreateWikiPage(ctx context.Context, p *worldforge.WikiPage, authorID string) error {
 	return wrap("create wiki page", db.writer.tx(ctx, func(q querier) error {
-		return insertWikiPage(ctx, q, p, authorID)
+		return insertWikiPage(ctx, q, p, authorID, "")
 	}))
 }
 
-// insertWikiPage inserts the page and its first revision; q must be in a
-// transaction.
-func insertWikiPage(ctx context.Context, q querier, p *worldforge.WikiPage, authorID string) error {
+// insertWikiPage inserts the page and its first revision, with diffSummary
+// as the revision's summary; q must be in a transaction.
+func insertWikiPage(ctx context.Context, q querier, p *worldforge.WikiPage, authorID, diffSummary string) error {
 	if p.ID == "" {
 		p.ID = worldforge.NewID("wiki")
 	}
@@ -71,7 +71,7 @@ func insertWikiPage(ctx context.Context, q querier, p *worldforge.WikiPage, auth
 	_, err := q.exec(ctx,
 		`INSERT INTO wiki_revisions (page_id, version, title, body, kind, audience, author_id, diff_summary, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.ID, p.Version, p.Title, p.Body, p.Kind, p.Audience, nullStr(authorID), "", ms(p.CreatedAt))
+		p.ID, p.Version, p.Title, p.Body, p.Kind, p.Audience, nullStr(authorID), diffSummary, ms(p.CreatedAt))
 	return err
 }
 
