@@ -48,12 +48,19 @@ func (p *pool) stmt(ctx context.Context, query string) *sql.Stmt {
 		return nil
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if prev, ok := p.stmts[query]; ok {
+	prev, ok := p.stmts[query]
+	if !ok {
+		p.stmts[query] = st
+	}
+	p.mu.Unlock()
+	if ok {
+		// Another caller prepared it first. Close ours without holding
+		// p.mu: Close waits for the connection it was prepared on, which
+		// may be running a statement blocked on a row lock held by a
+		// transaction that needs p.mu for its next statement.
 		st.Close()
 		return prev
 	}
-	p.stmts[query] = st
 	return st
 }
 
