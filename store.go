@@ -262,9 +262,11 @@ func WorldWithRuntimeJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
 // ProposalStore keeps proposals, commits them and keeps auto-accept rules.
 type ProposalStore interface {
 	// CreateProposal stores p as pending (ID, Status and CreatedAt are
-	// set). A changeset id names a changeset of p's world, created on
-	// first use; one of another world is bad_request.
-	CreateProposal(ctx context.Context, p *Proposal) error
+	// set), and audit (when not nil) in the same transaction, so that a
+	// proposal is never stored without its filing's audit row. A
+	// changeset id names a changeset of p's world, created on first use;
+	// one of another world is bad_request.
+	CreateProposal(ctx context.Context, p *Proposal, audit *AuditEntry) error
 	// FindProposal returns the proposal, or proposal_not_found.
 	FindProposal(ctx context.Context, id string) (*Proposal, error)
 	// ListProposals lists proposals, newest first.

@@ -47,10 +47,14 @@ func (s *Server) file(ctx context.Context, c *call, p *wf.Proposal, payload any)
 		return nil, fmt.Errorf("encode payload: %w", err)
 	}
 	p.Payload = raw
-	res, err := s.review.File(ctx, p)
+	// The filing's audit row goes in with the proposal, in one
+	// transaction.
+	audit := &wf.AuditEntry{ActorID: c.owner, KeyID: c.actor.KeyID, Tool: c.tool, Outcome: "ok"}
+	res, err := s.review.File(ctx, p, audit)
 	if err != nil {
 		return nil, storeErr(err)
 	}
+	c.audited = true
 	c.target("proposal", p.ID, p.WorldID)
 	out := wf.ProposeResult{ProposalID: p.ID, AuditID: p.ID, WorldID: p.WorldID, ChangesetID: p.ChangesetID}
 	if res != nil {

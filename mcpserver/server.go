@@ -138,6 +138,7 @@ type toolDef struct {
 
 // call is the state of one tool call shared with the tool's body.
 type call struct {
+	tool  string
 	actor *worldforge.Actor
 	owner string
 	audit worldforge.AuditEntry
@@ -273,7 +274,7 @@ func (s *Server) handler(def *toolDef) mcp.ToolHandler {
 // result runs a tool and renders the outcome as the tool result the
 // client sees: one text block, isError for a failure.
 func (s *Server) result(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage) *mcp.CallToolResult {
-	res, err := s.invoke(ctx, def, &call{actor: actor}, args)
+	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
 	if err != nil {
 		return errorResult(s.log, def.name, err)
 	}
@@ -377,5 +378,5 @@ func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name str
 	if !ok {
 		return nil, worldforge.Errorf(worldforge.ENotFound, "unknown tool %q", name)
 	}
-	return s.invoke(ctx, def, &call{actor: actor}, args)
+	return s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
 }

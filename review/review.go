@@ -116,11 +116,11 @@ func hide(err error) error {
 	return err
 }
 
-// File stores p (pending) and, when one of the reviewer's auto-accept
-// rules matches, commits it at once. The result is nil unless it was
-// committed.
-func (s *Service) File(ctx context.Context, p *wf.Proposal) (*wf.CommitResult, error) {
-	if err := s.store.CreateProposal(ctx, p); err != nil {
+// File stores p (pending) with its filing's audit row and, when one of
+// the reviewer's auto-accept rules matches, commits it at once. The result
+// is nil unless it was committed.
+func (s *Service) File(ctx context.Context, p *wf.Proposal, audit *wf.AuditEntry) (*wf.CommitResult, error) {
+	if err := s.store.CreateProposal(ctx, p, audit); err != nil {
 		return nil, err
 	}
 	reviewer, err := s.Reviewer(ctx, p)

@@ -68,7 +68,7 @@ func scanProposal(s scanner) (worldforge.Proposal, error) {
 // missing world is not_found. With a changeset id, the changeset is created
 // (open, in p's world) on first use, in the same transaction; a changeset
 // of another world is bad_request.
-func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal) error {
+func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit *worldforge.AuditEntry) error {
 	switch {
 	case !slices.Contains(proposalKinds, p.Kind):
 		return wrap("create proposal", worldforge.BadRequest("unknown proposal kind %q", p.Kind))
@@ -90,24 +90,35 @@ func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal) error 
 			nullStr(p.ChangesetID), p.Status, p.ActorID, nullStr(p.KeyID), ms(p.CreatedAt), nil, nil)
 		return err
 	}
-	if p.ChangesetID == "" {
-		return wrap("create proposal", insert(db.writer.q()))
-	}
 	return wrap("create proposal", db.writer.tx(ctx, func(q querier) error {
-		if _, err := q.exec(ctx,
-			`INSERT INTO changesets (id, world_id, created_by, status, created_at) VALUES (?, ?, ?, 'open', ?)
-			ON CONFLICT (id) DO NOTHING`,
-			p.ChangesetID, nullStr(p.WorldID), p.ActorID, ms(p.CreatedAt)); err != nil {
+		if p.ChangesetID != "" {
+			if _, err := q.exec(ctx,
+				`INSERT INTO changesets (id, world_id, created_by, status, created_at) VALUES (?, ?, ?, 'open', ?)
+				ON CONFLICT (id) DO NOTHING`,
+				p.ChangesetID, nullStr(p.WorldID), p.ActorID, ms(p.CreatedAt)); err != nil {
+				return err
+			}
+			var world string
+			if err := q.queryRow(ctx, "SELECT COALESCE(world_id, '') FROM changesets WHERE id = ?", p.ChangesetID).Scan(&world); err != nil {
+				return err
+			}
+			if world != p.WorldID {
+				return worldforge.BadRequest("changeset %s belongs to another world", p.ChangesetID)
+			}
+		}
+		if err := insert(q); err != nil {
 			return err
 		}
-		var world string
-		if err := q.queryRow(ctx, "SELECT COALESCE(world_id, '') FROM changesets WHERE id = ?", p.ChangesetID).Scan(&world); err != nil {
-			return err
+		if audit == nil {
+			return nil
 		}
-		if world != p.WorldID {
-			return worldforge.BadRequest("changeset %s belongs to another world", p.ChangesetID)
+		if audit.TargetID == "" {
+			audit.TargetType, audit.TargetID = "proposal", p.ID
 		}
-		return insert(q)
+		if audit.WorldID == "" {
+			audit.WorldID = p.WorldID
+		}
+		return insertAudit(ctx, q, audit)
 	}))
 }
 

@@ -28,7 +28,7 @@ func propose(t *testing.T, db *sqlstore.DB, p *worldforge.Proposal) *worldforge.
 	if p.DiffSummary == "" {
 		p.DiffSummary = "a change"
 	}
-	must(t, db.CreateProposal(t.Context(), p))
+	must(t, db.CreateProposal(t.Context(), p, nil))
 	return p
 }
 
@@ -98,7 +98,7 @@ func TestProposalsCreateFindList(t *testing.T) {
 			{"world changeset, no world", worldforge.Proposal{Kind: worldforge.ProposalQuest, ActorID: agent.ID, Payload: json.RawMessage(`{}`), ChangesetID: "cs-1"}, worldforge.EBadRequest},
 		} {
 			p := c.p
-			wantCode(t, db.CreateProposal(ctx, &p), c.code)
+			wantCode(t, db.CreateProposal(ctx, &p, nil), c.code)
 		}
 		n, err := db.QueryIntForTest(ctx, "SELECT COUNT(*) FROM changesets WHERE id = 'cs-new'")
 		must(t, err)
@@ -656,7 +656,7 @@ func TestCommitChangeset(t *testing.T) {
 			w2 := newWorld(t, db, owner.ID, "Two")
 			lore("cs-w1", 20, "x")
 			err := db.CreateProposal(ctx, &worldforge.Proposal{WorldID: w2.ID, Kind: worldforge.ProposalWorld, TargetID: w2.ID, BaseVersion: 1,
-				ActorID: agent.ID, ChangesetID: "cs-w1", Payload: payload(t, worldforge.LorePayload{})})
+				ActorID: agent.ID, ChangesetID: "cs-w1", Payload: payload(t, worldforge.LorePayload{})}, nil)
 			wantCode(t, err, worldforge.EBadRequest)
 			_, err = db.CommitChangeset(ctx, w2.ID, "cs-w1", owner.ID, nil, nil)
 			wantCode(t, err, worldforge.EProposalNotFound)
@@ -781,6 +781,35 @@ func TestAutoAcceptRules(t *testing.T) {
 		must(t, err)
 		if ok {
 			t.Errorf("a deleted rule still matches")
+		}
+	})
+}
+
+// TestCreateProposalWithAudit: the filing's audit row is stored with the
+// proposal, and a refused proposal stores neither.
+func TestCreateProposalWithAudit(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "A")
+		count := func() int {
+			n, err := db.CountAudit(ctx, worldforge.AuditFilter{ActorID: owner.ID})
+			must(t, err)
+			return n
+		}
+		p := &worldforge.Proposal{WorldID: w.ID, Kind: worldforge.ProposalAtlas, ActorID: owner.ID, DiffSummary: "d",
+			Payload: json.RawMessage(`{"name":"P"}`)}
+		a := &worldforge.AuditEntry{ActorID: owner.ID, Tool: "propose_atlas_place", Outcome: "ok"}
+		must(t, db.CreateProposal(ctx, p, a))
+		if count() != 1 || a.TargetID != p.ID || a.WorldID != w.ID {
+			t.Fatalf("audit %+v, %d rows", a, count())
+		}
+		bad := &worldforge.Proposal{WorldID: "world_missing0000000000", Kind: worldforge.ProposalAtlas, ActorID: owner.ID,
+			Payload: json.RawMessage(`{"name":"P"}`)}
+		wantCode(t, db.CreateProposal(ctx, bad, &worldforge.AuditEntry{ActorID: owner.ID, Outcome: "ok"}), worldforge.ENotFound)
+		if count() != 1 {
+			t.Fatalf("a refused proposal wrote an audit row")
 		}
 	})
 }
