@@ -50,10 +50,16 @@ func TestGoSDKClient(t *testing.T) {
 					t.Errorf("tool %s has no input schema", tool.Name)
 				}
 			}
-			for _, want := range readTools {
-				if !slices.Contains(names, want) {
-					t.Errorf("tools/list lacks %s (have %v)", want, names)
-				}
+			// The spec's 31 tools: 18 read, 6 propose, 7 commit and
+			// direct-write; nothing else.
+			all := append(slices.Clone(readTools), wf.ToolProposeQuest, wf.ToolProposeEncounter, wf.ToolProposeWikiPage,
+				wf.ToolProposeWikiEdit, wf.ToolProposeAtlasPlace, wf.ToolProposeLore, wf.ToolCommitQuest,
+				wf.ToolCommitEncounter, wf.ToolCreateCampaign, wf.ToolCreateWorld, wf.ToolResizeWorld,
+				wf.ToolPlayerPickup, wf.ToolPlayerOpen)
+			slices.Sort(all)
+			slices.Sort(names)
+			if len(all) != 31 || !slices.Equal(names, all) {
+				t.Errorf("tools/list = %v, want the 31 of the spec %v", names, all)
 			}
 
 			before := s.AuditCount(t)
