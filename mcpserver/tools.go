@@ -9,8 +9,9 @@ import (
 )
 
 // registrations is the tool table: name, description, scopes, schema
-// adjustments and body, in the order tools/list shows them. Who may call
-// (owner only, owner/GM) is stated in each description and enforced in the
+// adjustments and body, grouped as the spec lists them (tools/list shows
+// them sorted by name: the go-sdk sorts). Who may call (owner only,
+// owner/GM, member) is stated in each description and enforced in the
 // body.
 var registrations = []registration{
 	tool(wf.ToolReadWorld, "Read a world you own: the row with its runtime state (presence, opened POIs, picked items) merged into json.runtime.",

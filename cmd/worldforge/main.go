@@ -10,6 +10,8 @@
 //	worldforge world add-gm WORLD_ID USER_ID
 //	worldforge world add-member WORLD_ID USER_ID
 //	worldforge bench [flags]
+//	worldforge mcp tools --url URL [--api-key K | --jwt T]
+//	worldforge mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
 //
 // Every command takes --db DSN (or WORLDFORGE_DB): "sqlite:PATH" or
 // "postgres://…". The default is the embedded SQLite database in the data
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.world(ctx, rest)
 	case "bench":
 		return e.bench(ctx, rest)
+	case "mcp":
+		return e.mcp(ctx, rest, os.Stdin)
 	case "bench-baseline":
 		return e.benchBaseline(ctx, rest)
 	case "help", "-h", "--help":
@@ -94,8 +98,12 @@ commands:
   world add-gm WORLD_ID USER_ID                  make a user a GM of a world
   world add-member WORLD_ID USER_ID              make a user a player in a world
   bench [flags]                                  load-test read_world against a bare go-sdk server
+  mcp tools --url URL [--api-key K | --jwt T]    list an MCP endpoint's tools: name<TAB>summary
+  mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
+                                                 call a tool; prints its result as indented JSON
 
 every command takes --db DSN or WORLDFORGE_DB ("sqlite:PATH" or "postgres://…")
+mcp commands take --url, --api-key, --jwt instead (or WORLDFORGE_URL, WORLDFORGE_API_KEY, WORLDFORGE_JWT)
 `
 
 // usageError is a mistake in the command line (exit code 2).

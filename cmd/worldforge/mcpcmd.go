@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/client"
+)
+
+// The MCP client commands, on the Go SDK (package client):
+//
+//	mcp tools --url URL [--api-key K | --jwt T]
+//	mcp call  --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
+//
+// --url selects the one-endpoint form; without it (and without
+// WORLDFORGE_URL) the commands say that it is needed. The config-file forms
+// (mcp servers, mcp tools [--config F] [SERVER], mcp call [--config F]
+// SERVER TOOL) are to come beside it, chosen when --url is absent.
+
+// Environment fallbacks of the mcp flags.
+const (
+	envMCPURL    = "WORLDFORGE_URL"
+	envMCPAPIKey = "WORLDFORGE_API_KEY"
+	envMCPJWT    = "WORLDFORGE_JWT"
+)
+
+// maxToolArgs bounds the JSON arguments read from a file or stdin: the
+// server's own body limit.
+const maxToolArgs = 4 << 20
+
+const mcpUsage = `usage:
+  worldforge mcp tools --url URL [--api-key K | --jwt T]
+  worldforge mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
+
+--url is the endpoint URL (…/mcp, as serve --demo prints it) or the server's
+base URL; the credential is an API key or a session JWT. Environment:
+WORLDFORGE_URL, WORLDFORGE_API_KEY, WORLDFORGE_JWT. Flags come before TOOL.
+`
+
+// mcp runs "mcp SUBCOMMAND"; stdin is read by "mcp call TOOL -".
+func (e *env) mcp(ctx context.Context, args []string, stdin io.Reader) error {
+	if len(args) == 0 {
+		return usageErrorf("mcp: want a subcommand: tools or call (try: worldforge mcp help)")
+	}
+	switch args[0] {
+	case "tools":
+		return e.mcpTools(ctx, args[1:])
+	case "call":
+		return e.mcpCall(ctx, args[1:], stdin)
+	case "help", "-h", "--help":
+		fmt.Fprint(e.stdout, mcpUsage)
+		return nil
+	default:
+		return usageErrorf("mcp: unknown subcommand %q (want tools or call)", args[0])
+	}
+}
+
+// mcpFlags are the flags of the one-endpoint form.
+type mcpFlags struct {
+	url, apiKey, jwt, protocol string
+	timeout                    time.Duration
+}
+
+func newMCPFlags(name string) (*flag.FlagSet, *mcpFlags) {
+	fs := newFlags(name)
+	f := &mcpFlags{}
+	fs.StringVar(&f.url, "url", "", "the MCP endpoint (…/mcp) or the server's base URL (default $"+envMCPURL+")")
+	fs.StringVar(&f.apiKey, "api-key", "", "an API key (default $"+envMCPAPIKey+")")
+	fs.StringVar(&f.jwt, "jwt", "", "a session JWT (default $"+envMCPJWT+")")
+	fs.StringVar(&f.protocol, "protocol", "", `the MCP revision to ask for, e.g. 2025-11-25 ("": the go-sdk default, 2026-07-28)`)
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up after this long (0: never)")
+	return fs, f
+}
+
+// parseFlagsFirst parses flags up to the first positional argument (a
+// TOOL's JSON may look like anything after it). -h prints the flags, as
+// e.parse does.
+func (e *env) parseFlagsFirst(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(e.stderr)
+			fmt.Fprint(e.stderr, mcpUsage)
+			fmt.Fprintf(e.stderr, "\nflags of %s:\n", fs.Name())
+			fs.PrintDefaults()
+			return usageError{}
+		}
+		return usageErrorf("%s: %v", fs.Name(), err)
+	}
+	return nil
+}
+
+// flagAfter reports a flag-like argument among the extra positionals, to
+// explain the usage error they cause.
+func flagAfter(extra []string) string {
+	for _, a := range extra {
+		if len(a) > 1 && a[0] == '-' {
+			return fmt.Sprintf(" (flags such as %s go before the positional arguments)", a)
+		}
+	}
+	return ""
+}
+
+// mcpOptions resolves the endpoint and the credential of the one-endpoint
+// form: flags first, then the environment. A credential given by flag
+// hides the environment's.
+func (e *env) mcpOptions(name string, f *mcpFlags) (client.Options, error) {
+	url := f.url
+	if url == "" {
+		url = e.getenv(envMCPURL)
+	}
+	if url == "" {
+		return client.Options{}, usageErrorf("%s: --url (or %s) is needed: the endpoint URL …/mcp that serve --demo prints, or the server's base URL", name, envMCPURL)
+	}
+	if _, err := client.EndpointURL(url); err != nil {
+		return client.Options{}, usageErrorf("%s: --url %q: want an http(s) URL such as http://127.0.0.1:8080/mcp", name, url)
+	}
+	if f.apiKey != "" && f.jwt != "" {
+		return client.Options{}, usageErrorf("%s: give --api-key or --jwt, not both", name)
+	}
+	key, jwt := f.apiKey, f.jwt
+	if key == "" && jwt == "" {
+		key, jwt = e.getenv(envMCPAPIKey), e.getenv(envMCPJWT)
+	}
+	if key == "" && jwt == "" {
+		return client.Options{}, usageErrorf("%s: a credential is needed: --api-key or --jwt (or %s / %s)", name, envMCPAPIKey, envMCPJWT)
+	}
+	return client.Options{
+		BaseURL:         url,
+		APIKey:          key,
+		JWT:             jwt,
+		ProtocolVersion: f.protocol,
+		ClientInfo:      client.ClientInfo{Name: "worldforge-cli", Version: worldforge.Version},
+	}, nil
+}
+
+// mcpConnect connects with the resolved options under the --timeout, on
+// an HTTP transport of the command's own. done closes the client and the
+// transport's connections.
+func mcpConnect(ctx context.Context, name string, f *mcpFlags, opts client.Options) (_ context.Context, _ *client.Client, done func(), _ error) {
+	cancel := func() {}
+	if f.timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+	}
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	opts.HTTPClient = hc
+	c, err := client.Connect(ctx, opts)
+	if err != nil {
+		hc.CloseIdleConnections()
+		cancel()
+		return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return ctx, c, func() {
+		c.Close()
+		hc.CloseIdleConnections()
+		cancel()
+	}, nil
+}
+
+// mcpTools: mcp tools --url URL → one line per tool: its name, a tab, the
+// first sentence of its description.
+func (e *env) mcpTools(ctx context.Context, args []string) error {
+	const name = "mcp tools"
+	fs, f := newMCPFlags(name)
+	if err := e.parseFlagsFirst(fs, args); err != nil {
+		return err
+	}
+	opts, err := e.mcpOptions(name, f)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf("%s: with --url, want no arguments, got %q%s", name, fs.Args(), flagAfter(fs.Args()))
+	}
+	ctx, c, done, err := mcpConnect(ctx, name, f, opts)
+	if err != nil {
+		return err
+	}
+	defer done()
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	var out bytes.Buffer
+	for _, t := range tools {
+		fmt.Fprintf(&out, "%s\t%s\n", t.Name, firstSentence(t.Description))
+	}
+	_, err = e.stdout.Write(out.Bytes())
+	return err
+}
+
+// firstSentence is the first line of s, up to its first ". ".
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	s, _, _ = strings.Cut(s, "\n")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return strings.TrimSpace(s)
+}
+
+// mcpCall: mcp call --url URL TOOL [JSON | @FILE | -] → the unwrapped
+// result, as indented JSON (a text result as it is). A tool error is the
+// command's error (exit 1).
+func (e *env) mcpCall(ctx context.Context, args []string, stdin io.Reader) error {
+	const name = "mcp call"
+	fs, f := newMCPFlags(name)
+	if err := e.parseFlagsFirst(fs, args); err != nil {
+		return err
+	}
+	opts, err := e.mcpOptions(name, f)
+	if err != nil {
+		return err
+	}
+	pos := fs.Args()
+	if len(pos) == 0 || len(pos) > 2 {
+		return usageErrorf("%s: with --url, want TOOL [JSON | @FILE | -], got %d argument(s)%s", name, len(pos), flagAfter(pos))
+	}
+	if hint := flagAfter(pos[1:]); hint != "" && pos[1] != "-" {
+		return usageErrorf("%s: %q is not JSON arguments%s", name, pos[1], hint)
+	}
+	tool := pos[0]
+	if tool == "" || strings.HasPrefix(tool, "-") {
+		return usageErrorf("%s: %q is not a tool name", name, tool)
+	}
+	toolArgs := json.RawMessage("{}")
+	if len(pos) == 2 {
+		if toolArgs, err = readToolArgs(name, pos[1], stdin); err != nil {
+			return err
+		}
+	}
+	ctx, c, done, err := mcpConnect(ctx, name, f, opts)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var res json.RawMessage
+	if err := c.CallToolInto(ctx, tool, toolArgs, &res); err != nil {
+		var te *client.ToolError
+		if errors.As(err, &te) {
+			return err // "MCP tool <name> failed: <detail>"
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return writeResult(e.stdout, res)
+}
+
+// readToolArgs reads the JSON arguments: literal, @FILE or - (stdin). They
+// must be one JSON object.
+func readToolArgs(name, arg string, stdin io.Reader) (json.RawMessage, error) {
+	var data []byte
+	source := "JSON"
+	switch {
+	case arg == "-":
+		source = "stdin"
+		if stdin == nil {
+			return nil, usageErrorf("%s: no stdin to read", name)
+		}
+		var err error
+		if data, err = io.ReadAll(io.LimitReader(stdin, maxToolArgs+1)); err != nil {
+			return nil, fmt.Errorf("%s: read stdin: %w", name, err)
+		}
+	case strings.HasPrefix(arg, "@"):
+		source = arg[1:]
+		file, err := os.Open(source)
+		if err != nil {
+			return nil, usageErrorf("%s: arguments file: %v", name, err)
+		}
+		defer file.Close()
+		if data, err = io.ReadAll(io.LimitReader(file, maxToolArgs+1)); err != nil {
+			return nil, fmt.Errorf("%s: read %s: %w", name, source, err)
+		}
+	default:
+		data = []byte(arg)
+	}
+	if len(data) > maxToolArgs {
+		return nil, usageErrorf("%s: arguments from %s are over %d bytes", name, source, maxToolArgs)
+	}
+	data = bytes.TrimSpace(data)
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, usageErrorf("%s: arguments from %s are not valid JSON: %v", name, source, err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, usageErrorf("%s: arguments from %s must be a JSON object, like {\"id\":\"world_…\"}", name, source)
+	}
+	return json.RawMessage(data), nil
+}
+
+// writeResult prints an unwrapped result: a string as its text, anything
+// else as indented JSON.
+func writeResult(w io.Writer, res json.RawMessage) error {
+	var text string
+	if err := json.Unmarshal(res, &text); err == nil {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		_, err := io.WriteString(w, text)
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, res, "", "  "); err != nil {
+		return fmt.Errorf("mcp call: indent result: %w", err)
+	}
+	out.WriteByte('\n')
+	_, err := w.Write(out.Bytes())
+	return err
+}
