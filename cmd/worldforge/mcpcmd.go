@@ -15,6 +15,7 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/client"
+	"github.com/worldforge-go/worldforge/mcpkit"
 )
 
 // The MCP client commands, on the Go SDK (package client):
@@ -41,34 +42,45 @@ const maxToolArgs = 4 << 20
 const mcpUsage = `usage:
   worldforge mcp tools --url URL [--api-key K | --jwt T]
   worldforge mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
+  worldforge mcp servers [--config F]
+  worldforge mcp tools [--config F] [SERVER]
+  worldforge mcp call [--config F] SERVER TOOL [JSON | @FILE | -]
+  worldforge mcp gateway [--config F] [--http ADDR] [--separator _]
 
 --url is the endpoint URL (…/mcp, as serve --demo prints it) or the server's
 base URL; the credential is an API key or a session JWT. Environment:
-WORLDFORGE_URL, WORLDFORGE_API_KEY, WORLDFORGE_JWT. Flags come before TOOL.
+WORLDFORGE_URL, WORLDFORGE_API_KEY, WORLDFORGE_JWT. Without --url the servers
+come from the config files: --config F alone, else ./.worldforge/mcp.json over
+$XDG_CONFIG_HOME/worldforge/mcp.json (formats: {"servers":[…]} or
+{"mcpServers":{…}}). Flags come before the positional arguments.
 `
 
 // mcp runs "mcp SUBCOMMAND"; stdin is read by "mcp call TOOL -".
 func (e *env) mcp(ctx context.Context, args []string, stdin io.Reader) error {
 	if len(args) == 0 {
-		return usageErrorf("mcp: want a subcommand: tools or call (try: worldforge mcp help)")
+		return usageErrorf("mcp: want a subcommand: servers, tools, call or gateway (try: worldforge mcp help)")
 	}
 	switch args[0] {
 	case "tools":
 		return e.mcpTools(ctx, args[1:])
 	case "call":
 		return e.mcpCall(ctx, args[1:], stdin)
+	case "servers":
+		return e.mcpServers(ctx, args[1:])
+	case "gateway":
+		return e.mcpGateway(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(e.stdout, mcpUsage)
 		return nil
 	default:
-		return usageErrorf("mcp: unknown subcommand %q (want tools or call)", args[0])
+		return usageErrorf("mcp: unknown subcommand %q (want servers, tools, call or gateway)", args[0])
 	}
 }
 
 // mcpFlags are the flags of the one-endpoint form.
 type mcpFlags struct {
-	url, apiKey, jwt, protocol string
-	timeout                    time.Duration
+	url, apiKey, jwt, protocol, config string
+	timeout                            time.Duration
 }
 
 func newMCPFlags(name string) (*flag.FlagSet, *mcpFlags) {
@@ -79,6 +91,7 @@ func newMCPFlags(name string) (*flag.FlagSet, *mcpFlags) {
 	fs.StringVar(&f.jwt, "jwt", "", "a session JWT (default $"+envMCPJWT+")")
 	fs.StringVar(&f.protocol, "protocol", "", `the MCP revision to ask for, e.g. 2025-11-25 ("": the go-sdk default, 2026-07-28)`)
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up after this long (0: never)")
+	fs.StringVar(&f.config, "config", "", "without --url: the one config file to read (default: the project and user files)")
 	return fs, f
 }
 
@@ -108,6 +121,27 @@ func flagAfter(extra []string) string {
 		}
 	}
 	return ""
+}
+
+// useConfig reports whether a command takes the config-file form: no
+// --url and no WORLDFORGE_URL, and a config file named or present.
+func (e *env) useConfig(f *mcpFlags) bool {
+	if f.url != "" || e.getenv(envMCPURL) != "" {
+		return false
+	}
+	if f.config != "" {
+		return true
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	for _, p := range []string{mcpkit.ProjectConfigPath(cwd), mcpkit.UserConfigPath(e.getenv)} {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // mcpOptions resolves the endpoint and the credential of the one-endpoint
@@ -174,6 +208,9 @@ func (e *env) mcpTools(ctx context.Context, args []string) error {
 	if err := e.parseFlagsFirst(fs, args); err != nil {
 		return err
 	}
+	if e.useConfig(f) {
+		return e.mcpFleetTools(ctx, name, f, fs.Args())
+	}
 	opts, err := e.mcpOptions(name, f)
 	if err != nil {
 		return err
@@ -216,6 +253,9 @@ func (e *env) mcpCall(ctx context.Context, args []string, stdin io.Reader) error
 	fs, f := newMCPFlags(name)
 	if err := e.parseFlagsFirst(fs, args); err != nil {
 		return err
+	}
+	if e.useConfig(f) {
+		return e.mcpFleetCall(ctx, name, f, fs.Args(), stdin)
 	}
 	opts, err := e.mcpOptions(name, f)
 	if err != nil {

@@ -1,0 +1,676 @@
+package mcpkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ConfigFile is the on-disk form of a configuration file, as written by
+// SaveConfig. Servers is the toolkit's list form; MCPServers is the
+// widespread "mcpServers" form. LoadConfig also reads "servers" as an
+// object keyed by name.
+type ConfigFile struct {
+	Servers    []ServerEntry          `json:"servers,omitempty"`
+	MCPServers map[string]ServerEntry `json:"mcpServers,omitempty"`
+}
+
+// ServerEntry is one server in a ConfigFile. Name is required in the
+// Servers list and ignored in MCPServers (the key is the name).
+type ServerEntry struct {
+	Name    string            `json:"name,omitempty"`
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Timeout int64             `json:"timeout,omitempty"` // milliseconds
+	Enabled *bool             `json:"enabled,omitempty"` // nil: enabled
+}
+
+// ExampleConfig returns the example configuration of the original API: a
+// filesystem server, a GitHub server with a token in its environment, and a
+// disabled remote server.
+func ExampleConfig() *ConfigFile {
+	off, on := false, true
+	return &ConfigFile{Servers: []ServerEntry{
+		{
+			Name:    "filesystem",
+			Command: "npx",
+			Args:    []string{"-y", "@modelcontextprotocol/server-filesystem", "/path/to/allowed/dir"},
+			Enabled: &on,
+		},
+		{
+			Name:    "github",
+			Command: "npx",
+			Args:    []string{"-y", "@modelcontextprotocol/server-github"},
+			Env:     map[string]string{"GITHUB_TOKEN": "${GITHUB_TOKEN}"},
+			Enabled: &on,
+		},
+		{
+			Name:    "remote-server",
+			URL:     "http://localhost:8080/mcp",
+			Headers: map[string]string{"Authorization": "Bearer ${REMOTE_TOKEN}"},
+			Enabled: &off,
+		},
+	}}
+}
+
+// LoadOptions says where LoadConfig looks and how it expands variables.
+type LoadOptions struct {
+	// ExplicitFile, if set, is read last and wins; it must exist.
+	ExplicitFile string
+	// Cwd is the project directory; "" skips the project file.
+	Cwd string
+	// Getenv looks up variables for ${VAR} expansion and for
+	// XDG_CONFIG_HOME and HOME. Nil means no variable is set (and so no
+	// user file). Pass os.Getenv for the process environment.
+	Getenv func(string) string
+}
+
+// Config is the merged result of LoadConfig.
+type Config struct {
+	// Servers are the enabled, valid servers, sorted by name.
+	Servers []ServerConfig
+	// Disabled names the servers that are turned off ("enabled": false) or
+	// whose entry is bad, sorted.
+	Disabled []string
+	// Errors holds a CONFIG_ERROR *Error for each user or project file
+	// that could not be read or parsed, for each entry without a usable
+	// name or with a name already used in its file, and for each bad entry
+	// that would have been used (not one overridden by a file of higher
+	// precedence). Its Details is a ConfigIssue.
+	Errors []error
+	// Sources maps each server name (enabled or not) to the file its
+	// entry came from.
+	Sources map[string]string
+}
+
+// ConfigIssue is the Details of a CONFIG_ERROR reported by LoadConfig.
+type ConfigIssue struct {
+	File   string
+	Server string // "" for a file-level problem
+	Field  string // the offending field, if one
+}
+
+// UserConfigPath returns $XDG_CONFIG_HOME/worldforge/mcp.json, falling back
+// to $HOME/.config/worldforge/mcp.json; "" if neither is set. A relative
+// XDG_CONFIG_HOME is ignored, as the XDG specification requires.
+func UserConfigPath(getenv func(string) string) string {
+	if getenv == nil {
+		return ""
+	}
+	base := getenv("XDG_CONFIG_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "worldforge", "mcp.json")
+}
+
+// ProjectConfigPath returns <cwd>/.worldforge/mcp.json.
+func ProjectConfigPath(cwd string) string {
+	return filepath.Join(cwd, ".worldforge", "mcp.json")
+}
+
+// LoadConfig reads up to three files, each in either of two formats, and
+// merges them by server name:
+//
+//   - the user file, $XDG_CONFIG_HOME/worldforge/mcp.json
+//     (~/.config/worldforge/mcp.json when XDG_CONFIG_HOME is unset);
+//   - the project file, <cwd>/.worldforge/mcp.json;
+//   - an explicit file named by the caller (a command-line flag).
+//
+// Precedence is explicit file > project file > user file: an entry replaces
+// the whole entry of the same name from a file of lower precedence (fields
+// are not merged), so a project can also disable a user's server with
+// "enabled": false. Missing user and project files are skipped; a missing
+// explicit file is an error.
+//
+// The toolkit's own format has a "servers" key holding a list of entries
+// with a "name", or an object keyed by name:
+//
+//	{"servers": [{"name": "fs", "command": "npx", "args": ["-y", "server-fs", "/tmp"]},
+//	             {"name": "remote", "url": "https://example.com/mcp", "enabled": false}]}
+//
+// The widespread format has an "mcpServers" object keyed by name, with an
+// optional "type" of "stdio", "http" (or "streamable-http") or "sse":
+//
+//	{"mcpServers": {"worldforge": {"type": "http", "url": "http://127.0.0.1:8080/mcp",
+//	                               "headers": {"Authorization": "Bearer ${WORLDFORGE_KEY}"}}}}
+//
+// Entry fields: command, args, env, cwd (a relative cwd is taken relative
+// to the file's directory), url, headers, timeout (milliseconds per
+// request), enabled (default true; "disabled": true is accepted too) and
+// type. An entry with a command is a stdio server; one with a url is a
+// streamable-HTTP server, or a legacy SSE server with "type": "sse".
+// Unknown fields are ignored, so files written for other hosts load.
+//
+// ${VAR} and ${VAR:-default} are expanded in command, args, env values,
+// cwd, url and header values. A variable set to the empty string counts as
+// unset. An unset ${VAR} without a default is an error in that entry. A
+// "$" not followed by "{" is literal; there is no escape for a literal
+// "${".
+//
+// LoadConfig returns an error only for the explicit file: when it cannot
+// be read or is not a configuration file at all. Problems in the user and
+// project files, and bad entries in any file, are collected in
+// Config.Errors; a bad entry disables that server only (it does not fall
+// back to an entry of lower precedence).
+func LoadConfig(opts LoadOptions) (*Config, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+
+	type source struct {
+		path     string
+		explicit bool
+	}
+	var sources []source // lowest precedence first
+	if p := UserConfigPath(opts.Getenv); p != "" {
+		sources = append(sources, source{path: p})
+	}
+	if opts.Cwd != "" {
+		sources = append(sources, source{path: ProjectConfigPath(opts.Cwd)})
+	}
+	if opts.ExplicitFile != "" {
+		sources = append(sources, source{path: opts.ExplicitFile, explicit: true})
+	}
+
+	winners := map[string]parsedEntry{}
+	var fileErrs []error
+	for _, src := range sources {
+		data, err := os.ReadFile(src.path)
+		if err != nil {
+			if src.explicit {
+				return nil, configErr(ConfigIssue{File: src.path}, "cannot read config file", err)
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				fileErrs = append(fileErrs, configErr(ConfigIssue{File: src.path}, "cannot read config file", err))
+			}
+			continue
+		}
+		entries, problems, err := parseConfig(data, src.path, getenv)
+		if err != nil {
+			if src.explicit {
+				return nil, err
+			}
+			fileErrs = append(fileErrs, err)
+			continue
+		}
+		fileErrs = append(fileErrs, problems...)
+		for _, e := range entries {
+			winners[e.name] = e // later files win
+		}
+	}
+
+	cfg := &Config{Sources: map[string]string{}, Errors: fileErrs}
+	names := make([]string, 0, len(winners))
+	for name := range winners {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		e := winners[name]
+		cfg.Sources[name] = e.file
+		switch {
+		case e.err != nil:
+			cfg.Errors = append(cfg.Errors, e.err)
+			cfg.Disabled = append(cfg.Disabled, name)
+		case !e.enabled:
+			cfg.Disabled = append(cfg.Disabled, name)
+		default:
+			cfg.Servers = append(cfg.Servers, e.server)
+		}
+	}
+	return cfg, nil
+}
+
+// SaveConfig writes file to path as indented JSON, atomically: it writes a
+// temporary file in the same directory (created with mode 0700 if missing)
+// and renames it over path. The file's mode is 0600, since entries often
+// hold tokens.
+func SaveConfig(path string, file *ConfigFile) (err error) {
+	if file == nil {
+		file = &ConfigFile{}
+	}
+	data, err := json.MarshalIndent(file, "", "  ")
+	if err != nil {
+		return fmt.Errorf("mcpkit: encode config: %w", err)
+	}
+	data = append(data, '\n')
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("mcpkit: save config: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("mcpkit: save config: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(0o600); err != nil {
+		return fmt.Errorf("mcpkit: save config: %w", err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("mcpkit: save config: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("mcpkit: save config: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("mcpkit: save config: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("mcpkit: save config: %w", err)
+	}
+	return nil
+}
+
+// parsedEntry is one entry of one file: a server, or the reason it is bad.
+type parsedEntry struct {
+	name    string
+	file    string
+	enabled bool
+	server  ServerConfig
+	err     error
+}
+
+func configErr(is ConfigIssue, msg string, cause error) *Error {
+	m := is.File + ": "
+	if is.Field != "" {
+		m += is.Field + ": "
+	}
+	return &Error{Code: CodeConfigError, Server: is.Server, Message: m + msg, Details: is, Err: cause}
+}
+
+// parseConfig parses one file. It fails only when the file as a whole is
+// unusable. A bad entry is returned as an entry with err set; entries that
+// cannot be named (no name, a duplicate name) are returned as problems.
+func parseConfig(data []byte, file string, getenv func(string) string) (out []parsedEntry, problems []error, _ error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		if err == nil {
+			err = errors.New("top level is null")
+		}
+		return nil, nil, configErr(ConfigIssue{File: file}, "not a JSON object", err)
+	}
+	type raw struct {
+		name string
+		data json.RawMessage
+	}
+	var raws []raw
+	seen := map[string]bool{}
+	add := func(name string, data json.RawMessage, field string) {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			problems = append(problems, configErr(ConfigIssue{File: file, Field: field}, "empty server name", nil))
+			return
+		}
+		if seen[name] {
+			problems = append(problems, configErr(
+				ConfigIssue{File: file, Server: name, Field: field}, "duplicate server name; the first entry is used", nil))
+			return
+		}
+		seen[name] = true
+		raws = append(raws, raw{name, data})
+	}
+
+	servers, hasServers := top["servers"]
+	mcpServers, hasMCP := top["mcpServers"]
+	if !hasServers && !hasMCP {
+		return nil, nil, configErr(ConfigIssue{File: file}, `no "servers" or "mcpServers" key`, nil)
+	}
+	if hasServers && !isJSONNull(servers) {
+		switch firstByte(servers) {
+		case '[':
+			var list []json.RawMessage
+			if err := json.Unmarshal(servers, &list); err != nil {
+				return nil, nil, configErr(ConfigIssue{File: file, Field: "servers"}, "bad list", err)
+			}
+			for i, item := range list {
+				var head struct {
+					Name json.RawMessage `json:"name"`
+				}
+				var name string
+				err := json.Unmarshal(item, &head)
+				if err == nil {
+					err = json.Unmarshal(head.Name, &name)
+				}
+				name = strings.TrimSpace(name)
+				if err != nil || name == "" {
+					problems = append(problems, configErr(
+						ConfigIssue{File: file, Field: fmt.Sprintf("servers[%d].name", i)}, "missing or non-string name", nil))
+					continue
+				}
+				add(name, item, "servers")
+			}
+		case '{':
+			m, err := objectEntries(servers)
+			if err != nil {
+				return nil, nil, configErr(ConfigIssue{File: file, Field: "servers"}, "bad object", err)
+			}
+			for _, kv := range m {
+				add(kv.name, kv.data, "servers")
+			}
+		default:
+			return nil, nil, configErr(ConfigIssue{File: file, Field: "servers"}, "want a list or an object", nil)
+		}
+	}
+	if hasMCP && !isJSONNull(mcpServers) {
+		if firstByte(mcpServers) != '{' {
+			return nil, nil, configErr(ConfigIssue{File: file, Field: "mcpServers"}, "want an object", nil)
+		}
+		m, err := objectEntries(mcpServers)
+		if err != nil {
+			return nil, nil, configErr(ConfigIssue{File: file, Field: "mcpServers"}, "bad object", err)
+		}
+		for _, kv := range m {
+			add(kv.name, kv.data, "mcpServers")
+		}
+	}
+
+	for _, r := range raws {
+		out = append(out, parseEntry(r.name, r.data, file, getenv))
+	}
+	return out, problems, nil
+}
+
+type namedRaw struct {
+	name string
+	data json.RawMessage
+}
+
+// objectEntries returns an object's members sorted by key (trimmed;
+// empty keys are kept so that they are reported).
+func objectEntries(data json.RawMessage) ([]namedRaw, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	out := make([]namedRaw, 0, len(m))
+	for k, v := range m {
+		out = append(out, namedRaw{k, v})
+	}
+	slices.SortFunc(out, func(a, b namedRaw) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}
+
+func firstByte(data []byte) byte {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return 0
+	}
+	return data[0]
+}
+
+func isJSONNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
+
+// parseEntry turns one entry into a ServerConfig, or reports why it can't.
+func parseEntry(name string, data json.RawMessage, file string, getenv func(string) string) parsedEntry {
+	pe := parsedEntry{name: name, file: file}
+	fail := func(field, format string, args ...any) parsedEntry {
+		pe.err = configErr(ConfigIssue{File: file, Server: name, Field: field}, fmt.Sprintf(format, args...), nil)
+		return pe
+	}
+	if strings.TrimSpace(name) == "" {
+		return fail("", "empty server name")
+	}
+	if firstByte(data) != '{' {
+		return fail("", "entry is not an object")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fail("", "bad entry: %v", err)
+	}
+
+	// Typed decoding of each known field, so that a wrong type names the
+	// field.
+	str := func(key string, dst *string) bool {
+		v, ok := fields[key]
+		if !ok || isJSONNull(v) {
+			return true
+		}
+		return json.Unmarshal(v, dst) == nil
+	}
+	var (
+		typ, command, cwd, rawURL string
+		args                      []string
+		env, headers              map[string]string
+	)
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"type", &typ}, {"command", &command}, {"cwd", &cwd}, {"url", &rawURL}} {
+		if !str(f.key, f.dst) {
+			return fail(f.key, "want a string")
+		}
+	}
+	if v, ok := fields["args"]; ok && !isJSONNull(v) {
+		if err := json.Unmarshal(v, &args); err != nil || firstByte(v) != '[' {
+			return fail("args", "want a list of strings")
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *map[string]string
+	}{{"env", &env}, {"headers", &headers}} {
+		if v, ok := fields[f.key]; ok && !isJSONNull(v) {
+			if err := json.Unmarshal(v, f.dst); err != nil || firstByte(v) != '{' {
+				return fail(f.key, "want an object of strings")
+			}
+		}
+	}
+	enabled := true
+	for _, key := range []string{"enabled", "disabled"} {
+		v, ok := fields[key]
+		if !ok || isJSONNull(v) {
+			continue
+		}
+		var b bool
+		if err := json.Unmarshal(v, &b); err != nil {
+			return fail(key, "want true or false")
+		}
+		if (key == "enabled") != b {
+			enabled = false
+		}
+	}
+	var timeout time.Duration
+	if v, ok := fields["timeout"]; ok && !isJSONNull(v) {
+		var ms float64
+		if err := json.Unmarshal(v, &ms); err != nil {
+			return fail("timeout", "want a number of milliseconds")
+		}
+		if ms < 0 || math.IsNaN(ms) || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+			return fail("timeout", "out of range: %v", ms)
+		}
+		timeout = time.Duration(ms * float64(time.Millisecond))
+	}
+
+	// Transport.
+	var kind TransportKind
+	switch strings.ToLower(strings.TrimSpace(typ)) {
+	case "":
+	case "stdio":
+		kind = TransportStdio
+	case "http", "streamable-http", "streamable_http", "streamablehttp":
+		kind = TransportHTTP
+	case "sse":
+		kind = TransportSSE
+	default:
+		return fail("type", "unknown type %q (want stdio, http, streamable-http or sse)", typ)
+	}
+	hasCmd, hasURL := strings.TrimSpace(command) != "", strings.TrimSpace(rawURL) != ""
+	switch {
+	case hasCmd && hasURL:
+		return fail("", "both command and url are set")
+	case !hasCmd && !hasURL:
+		return fail("", "neither command nor url is set")
+	case kind == TransportStdio && !hasCmd:
+		return fail("command", `type "stdio" needs a command`)
+	case (kind == TransportHTTP || kind == TransportSSE) && !hasURL:
+		return fail("url", "type %q needs a url", typ)
+	case kind == "" && hasCmd:
+		kind = TransportStdio
+	case kind == "":
+		kind = TransportHTTP
+	}
+
+	// Expansion.
+	var err error
+	expand := func(field, s string) string {
+		if err != nil {
+			return ""
+		}
+		var out string
+		out, err = expandVars(s, getenv)
+		if err != nil {
+			pe.err = configErr(ConfigIssue{File: file, Server: name, Field: field}, err.Error(), nil)
+		}
+		return out
+	}
+	sc := ServerConfig{Name: name, Kind: kind, Timeout: timeout}
+	sc.Command = expand("command", command)
+	for i, a := range args {
+		sc.Args = append(sc.Args, expand(fmt.Sprintf("args[%d]", i), a))
+	}
+	sc.Env = expandMap("env", env, expand)
+	sc.Cwd = expand("cwd", cwd)
+	sc.URL = expand("url", rawURL)
+	sc.Headers = expandMap("headers", headers, expand)
+	if err != nil {
+		return pe
+	}
+	if sc.Cwd != "" && !filepath.IsAbs(sc.Cwd) {
+		sc.Cwd = filepath.Join(filepath.Dir(file), sc.Cwd)
+	}
+	if kind == TransportStdio {
+		if strings.TrimSpace(sc.Command) == "" {
+			return fail("command", "empty after expansion")
+		}
+	} else {
+		u, err := url.Parse(sc.URL)
+		if err != nil {
+			return fail("url", "bad url: %v", err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fail("url", "want an http or https url with a host, got %q", sc.URL)
+		}
+	}
+	for k := range sc.Headers {
+		if !validHeaderName(k) {
+			return fail("headers", "bad header name %q", k)
+		}
+	}
+	for k := range sc.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fail("env", "bad variable name %q", k)
+		}
+	}
+	pe.server, pe.enabled = sc, enabled
+	return pe
+}
+
+func expandMap(field string, m map[string]string, expand func(field, s string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // report the first bad value deterministically
+	out := make(map[string]string, len(m))
+	for _, k := range keys {
+		out[k] = expand(field+"."+k, m[k])
+	}
+	return out
+}
+
+// validHeaderName reports whether s is an HTTP token (RFC 9110).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// expandVars replaces ${VAR} and ${VAR:-default} in s. A "$" not followed
+// by "{" is literal. An unset (or empty) VAR without a default, an
+// unterminated "${" and a bad variable name are errors.
+func expandVars(s string, getenv func(string) string) (string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		rest := s[i+2:]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 {
+			return "", fmt.Errorf("unterminated ${ in %q", s)
+		}
+		ref := rest[:j]
+		name, def, hasDef := strings.Cut(ref, ":-")
+		if !validVarName(name) {
+			return "", fmt.Errorf("bad variable reference ${%s}", ref)
+		}
+		v := getenv(name)
+		if v == "" {
+			if !hasDef {
+				return "", fmt.Errorf("variable %s is not set", name)
+			}
+			v = def
+		}
+		b.WriteString(v)
+		s = rest[j+1:]
+	}
+}
+
+func validVarName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}

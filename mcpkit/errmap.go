@@ -1,0 +1,371 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// JSON-RPC methods whose errors name a missing item.
+const (
+	methodCallTool     = "tools/call"
+	methodReadResource = "resources/read"
+	methodSubscribe    = "resources/subscribe"
+	methodUnsubscribe  = "resources/unsubscribe"
+	methodGetPrompt    = "prompts/get"
+)
+
+// codeResourceNotFoundLegacy is the resource-not-found code servers used
+// before SEP-2164 (and go-sdk before v1.7.0).
+const codeResourceNotFoundLegacy = -32002
+
+// Codes the go-sdk's jsonrpc2 uses for its own conditions: a connection
+// that is closing (on either side; a peer may also answer with them), and
+// a transport that could not send a request (a marker wrapped around the
+// real cause, never an answer from the server).
+const (
+	codeClientClosing = -32003
+	codeServerClosing = -32004
+	codeRejected      = -32005
+)
+
+// wireError returns the first JSON-RPC error in err's tree that is not
+// the transport's "rejected" marker, or nil.
+func wireError(err error) *jsonrpc.Error {
+	switch x := err.(type) {
+	case nil:
+		return nil
+	case *jsonrpc.Error:
+		if x.Code != codeRejected {
+			return x
+		}
+		return nil
+	case interface{ Unwrap() error }:
+		return wireError(x.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			if we := wireError(e); we != nil {
+				return we
+			}
+		}
+	}
+	return nil
+}
+
+// WireError is the Details of an *Error made from a JSON-RPC error.
+type WireError struct {
+	Code    int64
+	Message string
+	Data    json.RawMessage
+}
+
+// notFoundCode is the not-found code for the item a method addresses, or
+// "" for methods that address none.
+func notFoundCode(method string) Code {
+	switch method {
+	case methodCallTool:
+		return CodeToolNotFound
+	case methodReadResource, methodSubscribe, methodUnsubscribe:
+		return CodeResourceNotFound
+	case methodGetPrompt:
+		return CodePromptNotFound
+	}
+	return ""
+}
+
+// classifyWire maps a JSON-RPC error answered to method.
+//
+// -32601 (method not found) on a method that addresses an item means the
+// item's kind is missing; -32602 (invalid params) is a not-found when the
+// server says so (go-sdk servers answer an unknown tool or prompt, and a
+// missing resource, with -32602) and INVALID_PARAMETERS otherwise; every
+// other code is SERVER_ERROR, except the JSON-RPC framing codes, which are
+// PROTOCOL_ERROR.
+func classifyWire(we *jsonrpc.Error, method string) (Code, FaultKind) {
+	nf := notFoundCode(method)
+	switch we.Code {
+	case jsonrpc.CodeMethodNotFound:
+		if nf != "" {
+			return nf, ""
+		}
+		return CodeServerError, ""
+	case jsonrpc.CodeInvalidParams:
+		if nf != "" && saysNotFound(we.Message) {
+			return nf, ""
+		}
+		return CodeInvalidParameters, ""
+	case codeResourceNotFoundLegacy:
+		if nf == CodeResourceNotFound {
+			return nf, ""
+		}
+		return CodeServerError, ""
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest:
+		return CodeProtocolError, FaultProtocol
+	case codeClientClosing, codeServerClosing:
+		return CodeTransportError, FaultTransport
+	}
+	return CodeServerError, ""
+}
+
+func saysNotFound(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "not found") || strings.Contains(m, "unknown") || strings.Contains(m, "no such")
+}
+
+// classifyError maps an error from the go-sdk to a code and fault kind.
+// method is the JSON-RPC method of the failed request; httpStatus the last
+// error status an HTTP transport saw (0 if none).
+func classifyError(err error, method string, httpStatus int) (Code, FaultKind) {
+	we := wireError(err)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return CodeTimeout, FaultTimeout
+	case httpStatus == http.StatusUnauthorized, httpStatus == http.StatusForbidden:
+		return CodeSessionError, ""
+	case errors.Is(err, mcp.ErrSessionMissing):
+		return CodeSessionError, ""
+	case we != nil:
+		return classifyWire(we, method)
+	case isParamsEncodingError(err):
+		return CodeInvalidParameters, ""
+	case isJSONError(err), isProtocolMessage(err):
+		return CodeProtocolError, FaultProtocol
+	}
+	// Everything else the SDK returns comes from the transport: a closed or
+	// reset connection, a refused dial, an HTTP status.
+	return CodeTransportError, FaultTransport
+}
+
+// isJSONError reports whether err is a JSON syntax or type error: the peer
+// sent something that is not a JSON-RPC message.
+func isJSONError(err error) bool {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &se) || errors.As(err, &te)
+}
+
+// isParamsEncodingError reports whether the request's own arguments could
+// not be encoded.
+func isParamsEncodingError(err error) bool {
+	var ut *json.UnsupportedTypeError
+	var uv *json.UnsupportedValueError
+	var me *json.MarshalerError
+	return errors.As(err, &ut) || errors.As(err, &uv) || errors.As(err, &me) ||
+		strings.Contains(err.Error(), "marshaling call parameters")
+}
+
+// protocolMessages are texts of unexported go-sdk errors that mean the
+// peer broke the protocol.
+var protocolMessages = []string{
+	"exceeded the configured maximum line length", // stdio frame over the cap
+	"exceeded maximum event size",                 // SSE event over the cap
+	"invalid trailing data",
+	"unsupported content type",
+	"unsupported protocol version",
+	"mismatching session IDs",
+	"invalid character",
+	"cannot unmarshal",
+	"unexpected end of JSON input",
+	"multi-round-trip: exceeded",
+	"unexpected message",
+}
+
+func isProtocolMessage(err error) bool {
+	msg := err.Error()
+	for _, m := range protocolMessages {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// isConnectionLoss reports whether err means the connection is gone: the
+// peer closed it, reset it or went away.
+func isConnectionLoss(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, os.ErrClosed) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, net.ErrClosed) ||
+		errors.As(err, &ne)
+}
+
+// errOp names the request an error belongs to.
+type errOp struct {
+	method string // the JSON-RPC method
+	name   string // the tool or prompt name, or the resource URI
+}
+
+func (op errOp) describe() string {
+	switch {
+	case op.name == "":
+		return op.method
+	case op.method == methodCallTool:
+		return "call"
+	default:
+		return fmt.Sprintf("%s %q", op.method, op.name)
+	}
+}
+
+// newError builds an *Error for this client and op.
+func (c *Client) newError(code Code, kind FaultKind, op errOp, msg string, cause error) *Error {
+	e := &Error{Code: code, Kind: kind, Server: c.cfg.Name, Message: msg, Err: cause}
+	if op.method == methodCallTool {
+		e.Tool = op.name
+	}
+	return e
+}
+
+// forOp returns err as an *Error attributed to this client and op: an
+// *Error made elsewhere (a session fault, say) is copied with the tool
+// name filled in.
+func (c *Client) forOp(err error, op errOp) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Server == c.cfg.Name && (op.method != methodCallTool || e.Tool == op.name) {
+			return e
+		}
+		cp := *e
+		if cp.Server == "" {
+			cp.Server = c.cfg.Name
+		}
+		if op.method == methodCallTool {
+			cp.Tool = op.name
+		}
+		return &cp
+	}
+	code, kind := classifyError(err, op.method, 0)
+	return c.newError(code, kind, op, op.describe(), err)
+}
+
+// mapCallError turns the error of a request on session s into an *Error.
+// ctx is the caller's context and callCtx the request's (with the
+// timeout); the request's cancellation cause tells a timeout from a
+// session that ended under it.
+func (c *Client) mapCallError(ctx, callCtx context.Context, s *session, op errOp, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return c.forOp(e, op)
+	}
+	if callCtx.Err() != nil {
+		cause := context.Cause(callCtx)
+		if errors.As(cause, &e) { // the session ended, or the client closed
+			return c.forOp(e, op)
+		}
+		ctxErr := ctx.Err()
+		if ctxErr == nil {
+			ctxErr = callCtx.Err() // our default timeout
+		}
+		msg := op.describe() + ": timed out"
+		if errors.Is(ctxErr, context.Canceled) {
+			msg = op.describe() + ": cancelled"
+		}
+		return c.newError(CodeTimeout, FaultTimeout, op, msg, ctxErr)
+	}
+
+	status := s.httpStatus()
+	if we := wireError(err); we != nil && status != http.StatusUnauthorized && status != http.StatusForbidden {
+		code, kind := classifyWire(we, op.method)
+		if code == CodeInvalidParameters && op.method == methodCallTool && !c.hasTool(op.name) {
+			code = CodeToolNotFound
+		}
+		e := c.newError(code, kind, op, we.Message, err)
+		e.Details = &WireError{Code: we.Code, Message: we.Message, Data: we.Data}
+		return e
+	}
+
+	// The connection may have broken under the request: then the session's
+	// own fault (with a dead child's exit status) is the better answer.
+	// A broken stdio pipe ends the session promptly; an HTTP request that
+	// failed may leave the session alive, so only a fault already noticed
+	// counts there.
+	if s.proc != nil && (s.broken() || isConnectionLoss(err)) {
+		if fault := s.awaitEnd(); fault != nil {
+			return c.forOp(fault, op)
+		}
+	} else if fault := s.endedFault(); fault != nil {
+		return c.forOp(fault, op)
+	}
+	code, kind := classifyError(err, op.method, status)
+	return c.newError(code, kind, op, op.describe(), err)
+}
+
+// httpWatch remembers the last HTTP error status a session's transport
+// received, so that errors the go-sdk reports as text can be classified.
+type httpWatch struct {
+	status atomic.Int32
+}
+
+// headerTransport adds configured headers to every request and records
+// error statuses.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+	watch   *httpWatch
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			if req.Header.Get(k) == "" { // never override the protocol's own headers
+				req.Header.Set(k, v)
+			}
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		switch resp.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+			t.watch.status.Store(int32(resp.StatusCode))
+		}
+	}
+	return resp, err
+}
+
+// httpClient returns a copy of the configured HTTP client (or a new one)
+// whose transport adds cfg's headers and reports to w.
+func httpClient(cfg *ServerConfig, w *httpWatch) *http.Client {
+	var hc http.Client
+	if cfg.HTTPClient != nil {
+		hc = *cfg.HTTPClient
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = &headerTransport{base: base, headers: cfg.Headers, watch: w}
+	return &hc
+}
+
+// ToolResultError returns nil if res is not an error result, and
+// otherwise a SERVER_ERROR with Kind tool_error whose message is the
+// result's text. CallTool itself returns isError results as results.
+func ToolResultError(server, tool string, res *mcp.CallToolResult) error {
+	if res == nil || !res.IsError {
+		return nil
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	msg := strings.Join(parts, "\n")
+	if msg == "" {
+		msg = "tool reported an error"
+	}
+	return &Error{Code: CodeServerError, Kind: FaultToolError, Server: server, Tool: tool, Message: msg, Details: res}
+}

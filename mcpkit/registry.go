@@ -1,0 +1,441 @@
+package mcpkit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is a tool an agent can call: a local function, or a remote MCP tool
+// added with AddRemote.
+//
+// InputSchema is a *jsonschema.Schema rather than raw JSON so that it is
+// parsed and checked once, when the tool is added, not on every call; it
+// is also what the go-sdk takes as an mcp.Tool's input schema, and it
+// marshals back to the JSON a model API needs. Nil means any object.
+// It must not be modified after the tool is added.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema *jsonschema.Schema
+	// Execute runs the tool with arguments that have passed InputSchema
+	// ({} when the caller sent none). A tool that fails in a way the model
+	// should see returns a result with IsError set; an error return is a
+	// failure of the call itself.
+	Execute func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+// RemoteRef names a tool on a remote server by the server's name and the
+// tool's own (unqualified) name.
+type RemoteRef struct {
+	Server string
+	Tool   string
+}
+
+// Collision reports a remote tool that could not have the qualified name it
+// wanted because another tool held it. Nothing is overwritten: the tool
+// gets a suffixed name, or, when a server lists the same tool name twice,
+// the repeat is skipped (Name is then "").
+type Collision struct {
+	Ref    RemoteRef // the tool that was renamed or skipped
+	Wanted string    // the qualified name it would have had
+	Name   string    // the name it was added under; "" if skipped
+	Holder RemoteRef // the tool holding Wanted; Server is "" for a local tool
+}
+
+// Qualifier is the separator of the interop naming style, server__tool.
+const Qualifier = "__"
+
+// DefaultSeparator is the separator of the original naming style,
+// server_tool, used when QualifiedName or AddRemote gets "".
+const DefaultSeparator = "_"
+
+// MaxToolNameLen is the longest tool name that model APIs accept.
+const MaxToolNameLen = 64
+
+// hashLen is the number of hex digits of the suffix that keeps long or
+// colliding names apart.
+const hashLen = 8
+
+// QualifiedName returns the name a remote tool goes by: server, sep (""
+// means DefaultSeparator) and tool, with every character outside
+// [A-Za-z0-9_-] (in all three) replaced by "_", so that model APIs
+// accept it. A name
+// longer than MaxToolNameLen is cut and ends in "_" and eight hex digits
+// of a hash of server and tool, so that it stays stable and distinct:
+//
+//	QualifiedName("github", "create_issue", "")        == "github_create_issue"
+//	QualifiedName("github", "create_issue", Qualifier) == "github__create_issue"
+//	QualifiedName("my server", "files/read.v2", "_")   == "my_server_files_read_v2"
+//
+// Different tools can map to the same name ("a.b" and "a_b"); the Registry
+// resolves that (see AddRemote). Route calls back with the Registry's
+// table, never by splitting the name.
+func QualifiedName(server, tool, sep string) string {
+	if sep == "" {
+		sep = DefaultSeparator
+	}
+	name := sanitizeName(server) + sanitizeName(sep) + sanitizeName(tool)
+	if len(name) > MaxToolNameLen {
+		name = withSuffix(name, "_"+nameHash(server, tool))
+	}
+	return name
+}
+
+func sanitizeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if validNameRune(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func validNameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+func nameHash(server, tool string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
+	return hex.EncodeToString(sum[:])[:hashLen]
+}
+
+// withSuffix cuts base so that base+suffix fits MaxToolNameLen.
+func withSuffix(base, suffix string) string {
+	if n := MaxToolNameLen - len(suffix); len(base) > n {
+		base = base[:n]
+	}
+	return base + suffix
+}
+
+// ValidToolName reports whether name is one model APIs accept:
+// 1 to 64 characters from [A-Za-z0-9_-].
+func ValidToolName(name string) bool {
+	if name == "" || len(name) > MaxToolNameLen {
+		return false
+	}
+	for _, r := range name {
+		if !validNameRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Registry holds tools for an agent by name. It is safe for concurrent
+// use.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]*entry
+	// validName checks local tool names (ValidToolName unless a Provider
+	// set the MCP rule).
+	validName func(string) bool
+}
+
+type entry struct {
+	tool   Tool
+	schema *compiledSchema
+	ref    *RemoteRef // nil for a local tool
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{tools: map[string]*entry{}, validName: ValidToolName}
+}
+
+// Add adds a local tool. It fails if the name is not a ValidToolName or is
+// taken, if Execute is nil, or if the schema cannot be used
+// (SCHEMA_CONVERSION_ERROR). The stored schema is InputSchema normalized
+// (see NormalizeSchema).
+func (r *Registry) Add(t Tool) error {
+	if !r.validName(t.Name) {
+		return fmt.Errorf("mcpkit: invalid tool name %q", t.Name)
+	}
+	if t.Execute == nil {
+		return fmt.Errorf("mcpkit: tool %q has no Execute", t.Name)
+	}
+	cs, err := compileSchema(t.InputSchema)
+	if err != nil {
+		return withTool(err, "", t.Name)
+	}
+	t.InputSchema = cs.schema
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[t.Name]; ok {
+		return fmt.Errorf("mcpkit: tool %q: %w", t.Name, ErrDuplicateTool)
+	}
+	r.tools[t.Name] = &entry{tool: t, schema: cs}
+	return nil
+}
+
+// ErrDuplicateTool is returned by Add for a name already in use.
+var ErrDuplicateTool = errors.New("a tool with this name exists")
+
+func withTool(err error, server, tool string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		c := *e
+		c.Server, c.Tool = server, tool
+		return &c
+	}
+	return err
+}
+
+// Remove removes the tool with this name, local or remote, and reports
+// whether there was one.
+func (r *Registry) Remove(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.tools[name]
+	delete(r.tools, name)
+	return ok
+}
+
+// RemoveServer removes every tool added for server by AddRemote and
+// returns their names, sorted.
+func (r *Registry) RemoveServer(server string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.removeServer(server)
+}
+
+func (r *Registry) removeServer(server string) []string {
+	var removed []string
+	for name, e := range r.tools {
+		if e.ref != nil && e.ref.Server == server {
+			delete(r.tools, name)
+			removed = append(removed, name)
+		}
+	}
+	slices.Sort(removed)
+	return removed
+}
+
+// RemoteServers lists the servers that have tools in the registry,
+// sorted.
+func (r *Registry) RemoteServers() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range r.tools {
+		if e.ref != nil && !seen[e.ref.Server] {
+			seen[e.ref.Server] = true
+			out = append(out, e.ref.Server)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Get returns the tool with this name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return e.tool, true
+}
+
+// Remote returns the server and tool a qualified name routes to; false for
+// a local or unknown name.
+func (r *Registry) Remote(name string) (RemoteRef, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[name]
+	if !ok || e.ref == nil {
+		return RemoteRef{}, false
+	}
+	return *e.ref, true
+}
+
+// List returns the tools sorted by name.
+func (r *Registry) List() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, 0, len(r.tools))
+	for _, e := range r.tools {
+		out = append(out, e.tool)
+	}
+	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Len returns the number of tools.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.tools)
+}
+
+// Call validates args against the tool's schema and runs it. Empty or
+// null args mean {}. It returns TOOL_NOT_FOUND for an unknown name and
+// INVALID_PARAMETERS, with the problems ([]string) in Details, for
+// arguments that fail the schema; Execute is then not called. Execute's
+// result is returned as it is (content, structured content, isError). An
+// Execute error that is an *Error is returned as it is, a context deadline
+// becomes TIMEOUT, a cancellation is returned unchanged, and any other
+// error becomes SERVER_ERROR.
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	r.mu.RLock()
+	e, ok := r.tools[name]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, &Error{Code: CodeToolNotFound, Tool: name, Message: "no such tool"}
+	}
+	var server string
+	if e.ref != nil {
+		server = e.ref.Server
+	}
+	args, problems := e.schema.validate(args)
+	if len(problems) > 0 {
+		return nil, &Error{
+			Code:    CodeInvalidParameters,
+			Server:  server,
+			Tool:    name,
+			Message: "arguments do not match the input schema: " + strings.Join(problems, "; "),
+			Details: problems,
+		}
+	}
+	res, err := e.tool.Execute(ctx, args)
+	if err != nil {
+		var me *Error
+		switch {
+		case errors.As(err, &me):
+			return res, err
+		case errors.Is(err, context.Canceled):
+			return res, err
+		case errors.Is(err, context.DeadlineExceeded):
+			return res, &Error{Code: CodeTimeout, Server: server, Tool: name, Message: "tool call timed out", Err: err}
+		default:
+			return res, &Error{Code: CodeServerError, Server: server, Tool: name, Message: "tool failed", Err: err}
+		}
+	}
+	if res == nil {
+		res = &mcp.CallToolResult{Content: []mcp.Content{}}
+	}
+	return res, nil
+}
+
+// RemoteCaller calls a tool on a remote server (typically a Client's
+// CallTool).
+type RemoteCaller func(ctx context.Context, ref RemoteRef, args json.RawMessage) (*mcp.CallToolResult, error)
+
+// AddRemote adds a server's tools under qualified names (QualifiedName
+// with sep; "" means DefaultSeparator, Qualifier is the interop style),
+// each calling call with its RemoteRef. It first removes the tools it added
+// for server before, so calling it again after a tools/list_changed
+// notification refreshes the server's tools.
+//
+// Tools are taken in name order. A qualified name already held (by a local
+// tool, another server's tool, or a tool of this server whose name
+// sanitizes the same) is never overwritten: the newcomer gets the name
+// with "_" and an eight-digit hash of server and tool appended (cut to fit
+// 64 characters; a further "_2", "_3" … if even that is taken), and a
+// Collision is returned. A tool listed twice is added once.
+//
+// added lists the names added, sorted. err joins a SCHEMA_CONVERSION_ERROR
+// for each tool whose schema cannot be used; those tools are skipped and
+// the others added. err is also set, and nothing added, for an empty
+// server name or a nil call.
+func (r *Registry) AddRemote(server string, tools []*mcp.Tool, call RemoteCaller, sep string) (added []string, collisions []Collision, err error) {
+	if server == "" {
+		return nil, nil, errors.New("mcpkit: AddRemote: empty server name")
+	}
+	if call == nil {
+		return nil, nil, errors.New("mcpkit: AddRemote: nil call")
+	}
+	sorted := slices.Clone(tools)
+	sorted = slices.DeleteFunc(sorted, func(t *mcp.Tool) bool { return t == nil })
+	slices.SortStableFunc(sorted, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+
+	// Compile schemas outside the lock.
+	schemas := make([]*compiledSchema, len(sorted))
+	var errs []error
+	for i, t := range sorted {
+		if t.Name == "" {
+			errs = append(errs, &Error{Code: CodeSchemaConversionError, Server: server, Message: "tool with an empty name"})
+			continue
+		}
+		cs, err := compileSchema(t.InputSchema)
+		if err != nil {
+			errs = append(errs, withTool(err, server, t.Name))
+			continue
+		}
+		schemas[i] = cs
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.removeServer(server)
+	seen := map[string]bool{} // tool names added in this call
+	for i, t := range sorted {
+		cs := schemas[i]
+		if cs == nil {
+			continue
+		}
+		ref := RemoteRef{Server: server, Tool: t.Name}
+		want := QualifiedName(server, t.Name, sep)
+		if seen[t.Name] {
+			collisions = append(collisions, Collision{Ref: ref, Wanted: want, Holder: ref})
+			continue
+		}
+		name := want
+		if holder, taken := r.tools[want]; taken {
+			name = r.freeName(want, ref)
+			c := Collision{Ref: ref, Wanted: want, Name: name, Holder: RemoteRef{Tool: want}}
+			if holder.ref != nil {
+				c.Holder = *holder.ref
+			}
+			collisions = append(collisions, c)
+		}
+		seen[t.Name] = true
+		ref2 := ref
+		r.tools[name] = &entry{
+			tool: Tool{
+				Name:        name,
+				Description: t.Description,
+				InputSchema: cs.schema,
+				Execute: func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+					return call(ctx, ref2, args)
+				},
+			},
+			schema: cs,
+			ref:    &ref2,
+		}
+		added = append(added, name)
+	}
+	slices.Sort(added)
+	return added, collisions, errors.Join(errs...)
+}
+
+// freeName finds a name for ref near want that no tool holds. Callers
+// hold r.mu.
+func (r *Registry) freeName(want string, ref RemoteRef) string {
+	h := "_" + nameHash(ref.Server, ref.Tool)
+	for n := 1; ; n++ {
+		suffix := h
+		if n > 1 {
+			suffix += "_" + strconv.Itoa(n)
+		}
+		cand := withSuffix(want, suffix)
+		if _, taken := r.tools[cand]; !taken {
+			return cand
+		}
+	}
+}

@@ -1,0 +1,17 @@
+//go:build !unix
+
+package mcpkit
+
+import (
+	"os"
+	"os/exec"
+)
+
+// setProcessGroup does nothing where there are no Unix process groups.
+func setProcessGroup(cmd *exec.Cmd) {}
+
+// terminateGroup kills the child: there is no portable SIGTERM.
+func terminateGroup(p *os.Process) { p.Kill() }
+
+// killGroup kills the child.
+func killGroup(p *os.Process) { p.Kill() }
