@@ -330,9 +330,9 @@ func (c *Client) session(ctx context.Context, explicit bool) (*session, error) {
 			c.mu.Unlock()
 			return nil, c.newError(CodeNotConnected, FaultNotConnected, errOp{}, "not connected", nil)
 		}
-		a := c.startAttemptLocked(ctx)
+		actx, a := c.startAttemptLocked(ctx)
 		c.mu.Unlock()
-		c.runAttempt(ctx, a, tries)
+		c.runAttempt(actx, a, tries)
 		if a.err != nil {
 			return nil, a.err
 		}
@@ -362,21 +362,20 @@ func firstPositiveInt(vs ...int) int {
 	return 0
 }
 
-func (c *Client) startAttemptLocked(ctx context.Context) *attempt {
-	a := &attempt{done: make(chan struct{})}
+// startAttemptLocked registers a connect round; Close cancels its
+// context.
+func (c *Client) startAttemptLocked(ctx context.Context) (context.Context, *attempt) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	a := &attempt{done: make(chan struct{}), cancel: cancel}
 	c.inflight = a
 	c.setPhaseLocked(PhaseConnecting, nil)
-	return a
+	return ctx, a
 }
 
 // runAttempt makes up to tries connection attempts with backoff, then
 // publishes the outcome to a's waiters.
 func (c *Client) runAttempt(ctx context.Context, a *attempt, tries int) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	c.mu.Lock()
-	a.cancel = cancel
-	c.mu.Unlock()
+	defer a.cancel(nil)
 
 	var (
 		s   *session
@@ -878,6 +877,9 @@ func (c *Client) afterHandshake(ctx context.Context, s *session) *Error {
 			return res.Tools, res.NextCursor, nil
 		})
 		if err != nil {
+			if s.proc != nil && (s.broken() || isConnectionLoss(err)) {
+				return c.connectError(ctx, s, err) // it died right after the handshake
+			}
 			return c.mapCallError(ctx, ctx, s, errOp{method: "tools/list"}, err)
 		}
 	}
@@ -1168,7 +1170,7 @@ func (c *Client) Close() error {
 	s, a := c.sess, c.inflight
 	c.sess = nil
 	c.setPhaseLocked(PhaseClosing, nil)
-	if a != nil && a.cancel != nil {
+	if a != nil {
 		a.cancel(c.closedErr())
 	}
 	c.mu.Unlock()

@@ -176,6 +176,9 @@ func TestClientStdio(t *testing.T) {
 			t.Errorf("Tools() lacks %q: %v", want, names)
 		}
 	}
+	if len(names) != fixtureTools { // listed over several pages
+		t.Errorf("Tools() has %d tools, want %d", len(names), fixtureTools)
+	}
 	st := c.Status()
 	if st.Phase != PhaseReady || st.Tools != len(names) || st.Resources != 1 || st.Prompts != 1 || st.Err != nil || st.Transport != TransportStdio {
 		t.Errorf("Status() = %+v", st)
@@ -726,9 +729,11 @@ func TestClientToolListChanged(t *testing.T) {
 		t.Run("protocol "+version, func(t *testing.T) {
 			t.Parallel()
 			changed := make(chan []*mcp.Tool, 10)
+			promptsChanged := make(chan string, 10)
 			c := connected(t, newFixture(t, "fx", fxNormal).cfg, opts(func(o *ClientOptions) {
 				o.ProtocolVersion = version
 				o.OnToolsChanged = func(server string, tools []*mcp.Tool) { changed <- tools }
+				o.OnPromptListChanged = func(server string) { promptsChanged <- server }
 			}))
 			ctx := ctxTimeout(t, 30*time.Second)
 			before := len(c.Tools())
@@ -755,6 +760,21 @@ func TestClientToolListChanged(t *testing.T) {
 			res, err := c.CallTool(ctx, "late", nil)
 			if err != nil || resultText(res) != "I am late" {
 				t.Errorf("late = %v, %v", res, err)
+			}
+
+			if _, err := c.CallTool(ctx, "add_prompt", map[string]any{"name": "second"}); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case server := <-promptsChanged:
+				if server != "fx" {
+					t.Errorf("prompts changed on %q", server)
+				}
+			case <-ctx.Done():
+				t.Fatal("no prompts/list_changed")
+			}
+			if n := c.Status().Prompts; n != 2 {
+				t.Errorf("Status().Prompts = %d after the change, want 2", n)
 			}
 		})
 	}
@@ -917,7 +937,16 @@ func TestClientHTTP(t *testing.T) {
 		}
 	})
 	t.Run("sse", func(t *testing.T) {
-		c := connected(t, ServerConfig{Name: "legacy", Kind: TransportSSE, URL: hf.sse.URL}, opts())
+		// The go-sdk's SSE transport ties its stream to the context given
+		// to Connect; the client's connection must outlive it.
+		c := NewClient(ServerConfig{Name: "legacy", Kind: TransportSSE, URL: hf.sse.URL}, opts())
+		defer c.Close()
+		connectCtx, cancel := context.WithCancel(ctx)
+		if err := c.Connect(connectCtx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		time.Sleep(50 * time.Millisecond)
 		res, err := c.CallTool(ctx, "echo", map[string]any{"text": "over sse"})
 		if err != nil || resultText(res) != "over sse" {
 			t.Fatalf("echo = %v, %v", res, err)

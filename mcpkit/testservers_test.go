@@ -97,6 +97,7 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 func newFixtureServer(badCursor bool) *mcp.Server {
 	var srv *mcp.Server
 	srv = mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, &mcp.ServerOptions{
+		PageSize:           4, // so that listing the tools takes several pages
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
@@ -201,6 +202,12 @@ func newFixtureServer(badCursor bool) *mcp.Server {
 		})
 		return fxText("added %s", in.Name), nil, nil
 	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "add_prompt"}, func(_ context.Context, _ *mcp.CallToolRequest, in nameIn) (*mcp.CallToolResult, any, error) {
+		srv.AddPrompt(&mcp.Prompt{Name: in.Name}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
+		return fxText("added %s", in.Name), nil, nil
+	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "env"}, func(_ context.Context, _ *mcp.CallToolRequest, in nameIn) (*mcp.CallToolResult, any, error) {
 		return fxText("%s|path=%t", os.Getenv(in.Name), os.Getenv("PATH") != ""), nil, nil
 	})
@@ -266,6 +273,9 @@ func newFixtureServer(badCursor bool) *mcp.Server {
 	})
 	return srv
 }
+
+// fixtureTools is the number of tools of the fixture server.
+const fixtureTools = 22
 
 // fixture is a stdio fixture's configuration plus the files it reports
 // through.
