@@ -208,8 +208,8 @@ func TestMCPCallErrors(t *testing.T) {
 		{"flag after tool, no args", nowhere, []string{"call", "read_world", "--jwt"}, []string{"before"}},
 		{"tools with an argument", nowhere, []string{"tools", "extra"}, []string{"no arguments"}},
 		{"tools flag after", nowhere, []string{"tools", "x", "--url", gone}, []string{"before"}},
-		{"no subcommand", nowhere, nil, []string{"tools or call"}},
-		{"unknown subcommand", nowhere, []string{"servers"}, []string{"unknown subcommand", "servers"}},
+		{"no subcommand", nowhere, nil, []string{"servers, tools, call or gateway"}},
+		{"unknown subcommand", nowhere, []string{"list"}, []string{"unknown subcommand", "list"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkOneLineError(t, runMain(t, tc.env, append([]string{"mcp"}, tc.args...)...), 2, tc.want...)

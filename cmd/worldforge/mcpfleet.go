@@ -50,8 +50,11 @@ func (e *env) loadMCPConfig(name, explicit string) (*mcpkit.Config, error) {
 		fmt.Fprintf(e.stderr, "%s: config: %v\n", name, p)
 	}
 	if len(cfg.Servers) == 0 {
-		return nil, usageErrorf("%s: no MCP servers configured: give --url, or --config F, or write %s or %s",
-			name, mcpkit.ProjectConfigPath(cwd), mcpkit.UserConfigPath(e.getenv))
+		where := mcpkit.ProjectConfigPath(cwd)
+		if user := mcpkit.UserConfigPath(e.getenv); user != "" {
+			where += " or " + user
+		}
+		return nil, usageErrorf("%s: no MCP servers configured: give --url, or --config F, or write %s", name, where)
 	}
 	return cfg, nil
 }
