@@ -39,6 +39,7 @@ const (
 	fxHangStart    = "hangstart"    // never answers the handshake
 	fxGarbageStart = "garbagestart" // writes a non-JSON line instead of answering
 	fxBadCursor    = "badcursor"    // normal, but resources/list repeats its cursor forever
+	fxSlowStart    = "slowstart"    // normal, after 200 ms of start-up work (a server that loads something first)
 )
 
 func TestMain(m *testing.M) {
@@ -65,6 +66,13 @@ func runFixture(kind string) int {
 	case fxGarbageStart:
 		os.Stdout.WriteString("this is not JSON-RPC\n")
 		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case fxSlowStart:
+		time.Sleep(200 * time.Millisecond)
+		srv := newFixtureServer(false)
+		if err := srv.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+		}
 		return 0
 	case fxNormal, fxBadCursor:
 		srv := newFixtureServer(kind == fxBadCursor)
