@@ -1005,15 +1005,25 @@ func BenchmarkCallTool(b *testing.B) {
 	args := map[string]any{"text": "hello"}
 	bench := func(b *testing.B, call func(ctx context.Context) (*mcp.CallToolResult, error)) {
 		ctx := context.Background()
+		lat := make([]time.Duration, 0, 1<<16)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {
+			start := time.Now()
 			res, err := call(ctx)
+			if len(lat) < cap(lat) {
+				lat = append(lat, time.Since(start))
+			}
 			if err != nil || resultText(res) != "hello" {
 				b.Fatal(res, err)
 			}
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+		slices.Sort(lat)
+		if n := len(lat); n > 0 {
+			b.ReportMetric(float64(lat[n/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[n*99/100].Microseconds()), "p99-µs")
+		}
 	}
 	bare := func(b *testing.B, t mcp.Transport) *mcp.ClientSession {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), t, nil)
@@ -1034,6 +1044,21 @@ func BenchmarkCallTool(b *testing.B) {
 		cmd.Env = mergeEnv(os.Environ(), fx.cfg.Env)
 		cs := bare(b, &mcp.CommandTransport{Command: cmd})
 		bench(b, func(ctx context.Context) (*mcp.CallToolResult, error) {
+			return cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+		})
+	})
+	// The bare client again, but with the per-call deadline every real
+	// caller sets (mcpkit always sets one: the request timeout). The go-sdk
+	// watches a cancellable context for each call, which costs more than
+	// the Background context above.
+	b.Run("stdio/go-sdk-deadline", func(b *testing.B) {
+		fx := newFixture(b, "fx", fxNormal)
+		cmd := exec.Command(fx.cfg.Command)
+		cmd.Env = mergeEnv(os.Environ(), fx.cfg.Env)
+		cs := bare(b, &mcp.CommandTransport{Command: cmd})
+		bench(b, func(ctx context.Context) (*mcp.CallToolResult, error) {
+			ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+			defer cancel()
 			return cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
 		})
 	})
