@@ -603,7 +603,10 @@ func (s *session) watch() {
 func (s *session) fault() *Error {
 	c := s.c
 	if s.proc != nil {
-		if perr := s.conn.protocolFailure(); perr != nil && !s.proc.hasExited() {
+		// A malformed message is the cause unless the server crashed: a
+		// server that exits cleanly afterwards does so because the broken
+		// connection closed its stdin.
+		if perr := s.conn.protocolFailure(); perr != nil && (!s.proc.hasExited() || s.proc.exitInfo().ExitCode == 0) {
 			return c.newError(CodeProtocolError, FaultProtocol, errOp{}, "server sent a malformed message", perr)
 		}
 		t := time.NewTimer(c.grace)
