@@ -696,3 +696,30 @@ func BenchmarkBaselineToolCall(b *testing.B) {
 		})
 	}
 }
+
+// TestRawHandler: the raw limit answers a tools/call as DefaultVerify
+// expects, with the caller's id, and refuses what is not JSON-RPC.
+func TestRawHandler(t *testing.T) {
+	srv := httptest.NewServer(NewRawHandler())
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(string(ToolCallBody(42, Protocol20251125, BaselineTool, map[string]any{"id": "w"}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err := DefaultVerify(resp.StatusCode, resp.Header, body); err != nil {
+		t.Fatalf("verify: %v: %s", err, body)
+	}
+	if !strings.HasPrefix(string(body), `{"jsonrpc":"2.0","id":42,`) || !strings.Contains(string(body), "notes") {
+		t.Errorf("body %.120s", body)
+	}
+	resp, err = http.Post(srv.URL, "application/json", strings.NewReader(`{"id":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("not JSON-RPC: %d", resp.StatusCode)
+	}
+}

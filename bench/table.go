@@ -18,6 +18,8 @@ type Row struct {
 	Result      *Result
 	RSS         int64
 	Ratio       float64
+	// LimitRatio is req/s divided by the raw net/http limit's (0: none).
+	LimitRatio float64
 	// CPUPerReq is the server's CPU time (user+system) per request, 0 when
 	// not measured.
 	CPUPerReq time.Duration
@@ -41,14 +43,30 @@ func SetRatios(rows []Row, baseline string) {
 	}
 }
 
+// SetLimitRatios sets each row's LimitRatio against the row named limit
+// at the same concurrency.
+func SetLimitRatios(rows []Row, limit string) {
+	base := map[int]float64{}
+	for _, r := range rows {
+		if r.Name == limit && r.Result != nil && r.Result.RPS > 0 {
+			base[r.Concurrency] = r.Result.RPS
+		}
+	}
+	for i := range rows {
+		if b, ok := base[rows[i].Concurrency]; ok && rows[i].Result != nil {
+			rows[i].LimitRatio = rows[i].Result.RPS / b
+		}
+	}
+}
+
 // FormatTable writes rows as an aligned text table with the columns name,
 // c, req/s, p50, p99, errors, RSS MiB and ratio (to baseline). Missing
 // values print as "-". Write errors are ignored.
 func FormatTable(w io.Writer, rows []Row) {
-	header := []string{"name", "c", "req/s", "p50", "p99", "errors", "RSS MiB", "CPU/req", "ratio"}
+	header := []string{"name", "c", "req/s", "p50", "p99", "errors", "RSS MiB", "CPU/req", "ratio", "vs limit"}
 	table := [][]string{header}
 	for _, r := range rows {
-		line := []string{r.Name, strconv.Itoa(r.Concurrency), "-", "-", "-", "-", "-", "-", "-"}
+		line := []string{r.Name, strconv.Itoa(r.Concurrency), "-", "-", "-", "-", "-", "-", "-", "-"}
 		if res := r.Result; res != nil {
 			line[2] = strconv.FormatFloat(res.RPS, 'f', 0, 64)
 			line[3] = formatLatency(res.P50)
@@ -63,6 +81,9 @@ func FormatTable(w io.Writer, rows []Row) {
 		}
 		if r.Ratio > 0 {
 			line[8] = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
+		}
+		if r.LimitRatio > 0 {
+			line[9] = strconv.FormatFloat(r.LimitRatio, 'f', 2, 64)
 		}
 		table = append(table, line)
 	}

@@ -67,7 +67,15 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	Logger *slog.Logger
+	// BenchNoopPayload, when set, registers the tool bench_noop: no scope,
+	// no store, no audit row, answering this JSON document. It exists for
+	// `worldforge bench`, to measure the protocol layer and middleware
+	// alone; serve enables it only with its hidden --bench-noop flag.
+	BenchNoopPayload string
 }
+
+// ToolBenchNoop is the name of the bench-only tool (see Options).
+const ToolBenchNoop = "bench_noop"
 
 // Server holds the shared MCP server and the store its tools use.
 type Server struct {
@@ -94,7 +102,17 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 		Logger:       SDKLogger(s.log),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	for _, reg := range registrations {
+	regs := registrations
+	if opts != nil && opts.BenchNoopPayload != "" {
+		payload := json.RawMessage(opts.BenchNoopPayload)
+		regs = append(slices.Clone(regs), declare(ToolBenchNoop, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
+			allOf(), &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
+			func(_ *Server, _ context.Context, c *call, _ *worldforge.IDArgs) (any, error) {
+				c.audited = true
+				return payload, nil
+			}))
+	}
+	for _, reg := range regs {
 		def, err := reg(s)
 		if err != nil {
 			return nil, err

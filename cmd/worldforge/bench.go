@@ -19,6 +19,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
 	"github.com/worldforge-go/worldforge/bench"
+	"github.com/worldforge-go/worldforge/mcpserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -97,7 +98,16 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		return fmt.Errorf("bench: start baseline: %w", err)
 	}
 	defer base.stop()
-	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info"}
+	rawArgs := []string{"bench-raw", "--addr", "127.0.0.1:0"}
+	if *profile != "" {
+		rawArgs = append(rawArgs, "--cpuprofile", *profile+".raw")
+	}
+	raw, err := startChild(ctx, prefix, self, e.stderr, rawArgs...)
+	if err != nil {
+		return fmt.Errorf("bench: start the raw limit: %w", err)
+	}
+	defer raw.stop()
+	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info", "--bench-noop"}
 	if *profile != "" {
 		serveArgs = append(serveArgs, "--cpuprofile", *profile)
 	}
@@ -118,14 +128,19 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		name  string
 		child *child
 		hdr   http.Header
+		tool  string
 		args  map[string]any
 	}
 	wfHeader := bench.ToolCallHeaders(*protocol, "read_world")
 	wfHeader.Set("Authorization", "Bearer "+key)
+	noopHeader := bench.ToolCallHeaders(*protocol, mcpserver.ToolBenchNoop)
+	noopHeader.Set("Authorization", "Bearer "+key)
 	targets := []target{
-		{"go-sdk bare (floor)", base, bench.ToolCallHeaders(*protocol, "read_world"), map[string]any{"id": "world_bench"}},
-		{"worldforge read_world", ours, wfHeader, map[string]any{"id": worldID}},
-		{"  same, go-sdk path only", sdkPath, wfHeader, map[string]any{"id": worldID}},
+		{"net/http raw (limit)", raw, bench.ToolCallHeaders(*protocol, "read_world"), "read_world", map[string]any{"id": "world_bench"}},
+		{"go-sdk bare (floor)", base, bench.ToolCallHeaders(*protocol, "read_world"), "read_world", map[string]any{"id": "world_bench"}},
+		{"worldforge bench_noop", ours, noopHeader, mcpserver.ToolBenchNoop, map[string]any{"id": "x"}},
+		{"worldforge read_world", ours, wfHeader, "read_world", map[string]any{"id": worldID}},
+		{"  same, go-sdk path only", sdkPath, wfHeader, "read_world", map[string]any{"id": worldID}},
 	}
 	placement := "servers and load generator share every CPU"
 	if *pin {
@@ -142,7 +157,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 				pid := tg.child.cmd.Process.Pid
 				cpu0, _ := bench.CPUTime(pid)
 				sampler := bench.StartRSSSampler(pid)
-				body := bench.ToolCallBody(1, *protocol, "read_world", tg.args)
+				body := bench.ToolCallBody(1, *protocol, tg.tool, tg.args)
 				res, err := bench.Load(ctx, bench.LoadConfig{
 					Target:      bench.Target{URL: tg.child.url + "/mcp", Header: tg.hdr},
 					Body:        body,
@@ -172,7 +187,8 @@ func (e *env) bench(ctx context.Context, args []string) error {
 			rows = append(rows, r)
 		}
 	}
-	bench.SetRatios(rows, targets[0].name)
+	bench.SetRatios(rows, "go-sdk bare (floor)")
+	bench.SetLimitRatios(rows, "net/http raw (limit)")
 	bench.FormatTable(e.stdout, rows)
 	return nil
 }
@@ -247,7 +263,17 @@ func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error)
 // benchBaseline serves the bare go-sdk floor (a hidden command that bench
 // starts as a child process).
 func (e *env) benchBaseline(ctx context.Context, args []string) error {
-	fs := newFlags("bench-baseline")
+	return e.benchServer(ctx, "bench-baseline", bench.NewBaselineHandler(), args)
+}
+
+// benchRaw serves the plain net/http JSON-RPC limit (a hidden command that
+// bench starts as a child process).
+func (e *env) benchRaw(ctx context.Context, args []string) error {
+	return e.benchServer(ctx, "bench-raw", bench.NewRawHandler(), args)
+}
+
+func (e *env) benchServer(ctx context.Context, name string, h http.Handler, args []string) error {
+	fs := newFlags(name)
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := e.parse(fs, args); err != nil {
@@ -256,7 +282,7 @@ func (e *env) benchBaseline(ctx context.Context, args []string) error {
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
-			return fmt.Errorf("bench-baseline: %w", err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		defer stop()
 	}
@@ -264,7 +290,7 @@ func (e *env) benchBaseline(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: bench.NewBaselineHandler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "worldforge: listening on http://%s/mcp\n", ln.Addr())
 	go func() {
 		<-ctx.Done()

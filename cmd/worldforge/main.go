@@ -74,6 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.bench(ctx, rest)
 	case "mcp":
 		return e.mcp(ctx, rest, os.Stdin)
+	case "bench-raw":
+		return e.benchRaw(ctx, args[1:])
 	case "bench-baseline":
 		return e.benchBaseline(ctx, rest)
 	case "help", "-h", "--help":

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/bench"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/mcpserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
@@ -25,6 +26,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	demo := fs.Bool("demo", false, "create a demo owner, GM, player and world, and print credentials and an MCP client config")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
+	benchNoop := fs.Bool("bench-noop", false, "also serve the bench_noop tool (no scope, no store, no audit; for worldforge bench)")
 	fastPath := fs.Bool("fast-path", true, "answer self-contained tools/call requests without a go-sdk session (false: every request through the go-sdk handler)")
 	if err := e.parse(fs, args); err != nil {
 		return err
@@ -62,7 +64,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tools, err := mcpserver.New(db, &mcpserver.Options{Logger: logger})
+	mopts := &mcpserver.Options{Logger: logger}
+	if *benchNoop {
+		mopts.BenchNoopPayload = bench.BaselinePayload()
+	}
+	tools, err := mcpserver.New(db, mopts)
 	if err != nil {
 		return err
 	}
