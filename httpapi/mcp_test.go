@@ -217,3 +217,22 @@ func TestTransport(t *testing.T) {
 		}
 	})
 }
+
+// TestUndeclaredCapabilities: the server declares tools only, so prompts
+// and resources methods are "method not found", on every revision.
+func TestUndeclaredCapabilities(t *testing.T) {
+	s := testserver.Start(t, dbtest.Open(t))
+	key := s.Key(t, s.Owner, wf.ScopeAll)
+	for _, protocol := range []string{"2026-07-28", "2025-11-25"} {
+		cs := connect(t, s, key, protocol)
+		if caps := cs.InitializeResult().Capabilities; caps.Prompts != nil || caps.Resources != nil || caps.Tools == nil {
+			t.Errorf("%s: capabilities %+v", protocol, caps)
+		}
+		if _, err := cs.ListPrompts(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("%s: prompts/list: %v", protocol, err)
+		}
+		if _, err := cs.ListResources(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("%s: resources/list: %v", protocol, err)
+		}
+	}
+}

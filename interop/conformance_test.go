@@ -32,14 +32,7 @@ var conformanceScenarios = []string{
 // defect, by check id. They are logged as KNOWN DEFECT instead of failing
 // the test (so that CI stays usable); one that starts passing fails the
 // test, so that its entry gets removed.
-var conformanceKnownDefects = map[string]string{
-	// The server answers prompts/list (and resources/list) with an empty
-	// list although server/discover (and initialize) declare only the tools
-	// capability; the spec wants -32601 Method not found for an undeclared
-	// capability. The empty answers come from go-sdk v1.8.0's
-	// Server.listPrompts / listResources, which WorldForge does not filter.
-	"sep-2575-server-declares-prompts-in-discover": "prompts/list answers {\"prompts\":[]} instead of -32601 while discover declares only tools",
-}
+var conformanceKnownDefects = map[string]string{}
 
 // authProxy serves a reverse proxy to target on 127.0.0.1:0 that adds the
 // bearer token (the conformance suite sends no credentials). The Host and

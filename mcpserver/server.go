@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
@@ -101,6 +102,17 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 		// server has a session per request, so only its warnings pass.
 		Logger:       SDKLogger(s.log),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	// The server offers tools only (initialize and server/discover say
+	// so); the go-sdk would still answer prompts/* and resources/* with
+	// empty lists. Undeclared capabilities are "method not found".
+	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "prompts/") || strings.HasPrefix(method, "resources/") {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method %q not found: this server offers tools only", method)}
+			}
+			return next(ctx, method, req)
+		}
 	})
 	regs := registrations
 	if opts != nil && opts.BenchNoopPayload != "" {
