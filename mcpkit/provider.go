@@ -37,6 +37,12 @@ type ProviderOptions struct {
 	// HTTP configures Handler; nil for the go-sdk defaults (stateful
 	// sessions, DNS-rebinding protection on localhost).
 	HTTP *mcp.StreamableHTTPOptions
+	// ServerOptions, if set, are the go-sdk server's options for what the
+	// Provider does not wrap (CompletionHandler, SubscribeHandler and
+	// UnsubscribeHandler, Capabilities such as logging …). Instructions,
+	// Logger and KeepAlive above take precedence when set; the tools
+	// capability (with list_changed) is always advertised.
+	ServerOptions *mcp.ServerOptions
 }
 
 // Provider exposes local Tools as an MCP server (the original's MCPServer
@@ -82,14 +88,29 @@ func NewProvider(info mcp.Implementation, opts *ProviderOptions) (*Provider, err
 		logger: logger,
 		httpOp: opts.HTTP,
 	}
-	p.server = mcp.NewServer(&info, &mcp.ServerOptions{
-		Instructions: opts.Instructions,
-		Logger:       logger,
-		KeepAlive:    opts.KeepAlive,
-		// Advertise tools (with list_changed) even before any tool is
-		// added, so that clients subscribe to changes.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-	})
+	var so mcp.ServerOptions
+	if opts.ServerOptions != nil {
+		so = *opts.ServerOptions
+	}
+	if opts.Instructions != "" {
+		so.Instructions = opts.Instructions
+	}
+	so.Logger = logger
+	if opts.KeepAlive > 0 {
+		so.KeepAlive = opts.KeepAlive
+	}
+	// Advertise tools (with list_changed) even before any tool is added,
+	// so that clients subscribe to changes.
+	caps := &mcp.ServerCapabilities{}
+	if so.Capabilities != nil {
+		c := *so.Capabilities
+		caps = &c
+	}
+	if caps.Tools == nil {
+		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
+	}
+	so.Capabilities = caps
+	p.server = mcp.NewServer(&info, &so)
 	for _, t := range opts.Tools {
 		if err := p.AddTool(t); err != nil {
 			return nil, err
@@ -133,9 +154,21 @@ func (p *Provider) AddTool(t Tool) error {
 		Description: stored.Description,
 		InputSchema: stored.InputSchema,
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return p.call(ctx, name, req.Params.Arguments)
+		return p.call(context.WithValue(ctx, callRequestKey{}, req), name, req.Params.Arguments)
 	})
 	return nil
+}
+
+type callRequestKey struct{}
+
+// CallToolRequest returns the tools/call request a Provider tool's
+// Execute is running for (nil outside a Provider call). Through it a tool
+// reaches the calling session: req.Session.NotifyProgress with
+// req.Params.GetProgressToken(), req.Session.Log, CreateMessage (sampling),
+// Elicit, and req.Extra (HTTP headers, auth info).
+func CallToolRequest(ctx context.Context) *mcp.CallToolRequest {
+	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
+	return req
 }
 
 // RemoveTool removes a tool, announcing it to connected clients, and

