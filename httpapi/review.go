@@ -80,11 +80,7 @@ func proposalID(w http.ResponseWriter, r *http.Request) (string, bool) {
 }
 
 func (s *Server) getProposal(w http.ResponseWriter, r *http.Request) {
-	_, owner, ok := caller(w, r)
-	if !ok {
-		return
-	}
-	id, ok := proposalID(w, r)
+	_, owner, id, ok := proposalCaller(w, r)
 	if !ok {
 		return
 	}
@@ -99,12 +95,20 @@ func (s *Server) getProposal(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, p)
 }
 
-func (s *Server) commitProposal(w http.ResponseWriter, r *http.Request) {
-	a, owner, ok := caller(w, r)
-	if !ok {
-		return
+// proposalCaller is caller plus the checked {id} of a /proposals/{id}
+// route.
+func proposalCaller(w http.ResponseWriter, r *http.Request) (a *worldforge.Actor, owner, id string, ok bool) {
+	if a, owner, ok = caller(w, r); !ok {
+		return nil, "", "", false
 	}
-	id, ok := proposalID(w, r)
+	if id, ok = proposalID(w, r); !ok {
+		return nil, "", "", false
+	}
+	return a, owner, id, true
+}
+
+func (s *Server) commitProposal(w http.ResponseWriter, r *http.Request) {
+	a, owner, id, ok := proposalCaller(w, r)
 	if !ok {
 		return
 	}
@@ -117,11 +121,7 @@ func (s *Server) commitProposal(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request) {
-	a, owner, ok := caller(w, r)
-	if !ok {
-		return
-	}
-	id, ok := proposalID(w, r)
+	a, owner, id, ok := proposalCaller(w, r)
 	if !ok {
 		return
 	}

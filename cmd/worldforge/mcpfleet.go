@@ -146,6 +146,26 @@ func oneLine(s string) string {
 	return s
 }
 
+// configFleet loads the config files and connects their servers (only
+// the one named, when set) under the command's --timeout; done closes the
+// fleet and ends the timeout.
+func (e *env) configFleet(ctx context.Context, name string, f *mcpFlags, only string) (context.Context, *mcpkit.Fleet, func(), error) {
+	cfg, err := e.loadMCPConfig(name, f.config)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cancel := context.CancelFunc(func() {})
+	if f.timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+	}
+	fleet, err := e.startFleet(ctx, name, cfg, only, nil)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return ctx, fleet, func() { fleet.Close(); cancel() }, nil
+}
+
 // mcpFleetTools: mcp tools [--config F] [SERVER] → "server<TAB>tool<TAB>description".
 func (e *env) mcpFleetTools(ctx context.Context, name string, f *mcpFlags, pos []string) error {
 	if len(pos) > 1 {
@@ -155,20 +175,11 @@ func (e *env) mcpFleetTools(ctx context.Context, name string, f *mcpFlags, pos [
 	if len(pos) == 1 {
 		only = pos[0]
 	}
-	cfg, err := e.loadMCPConfig(name, f.config)
+	ctx, fleet, done, err := e.configFleet(ctx, name, f, only)
 	if err != nil {
 		return err
 	}
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
-	fleet, err := e.startFleet(ctx, name, cfg, only, nil)
-	if err != nil {
-		return err
-	}
-	defer fleet.Close()
+	defer done()
 	var out bytes.Buffer
 	var failures []string
 	for _, c := range fleet.Clients() {
@@ -202,20 +213,11 @@ func (e *env) mcpFleetCall(ctx context.Context, name string, f *mcpFlags, pos []
 			return err
 		}
 	}
-	cfg, err := e.loadMCPConfig(name, f.config)
+	ctx, fleet, done, err := e.configFleet(ctx, name, f, server)
 	if err != nil {
 		return err
 	}
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
-	fleet, err := e.startFleet(ctx, name, cfg, server, nil)
-	if err != nil {
-		return err
-	}
-	defer fleet.Close()
+	defer done()
 	c := fleet.Client(server)
 	if !c.Phase().Usable() {
 		return fmt.Errorf("%s: %v", name, c.Err())
