@@ -20,10 +20,11 @@ import (
 // Bridge is a fleet mounted into a registry. It follows tool-list changes
 // of the servers it mounted.
 type Bridge struct {
-	fleet *Fleet
-	reg   *Registry
-	sep   string
-	log   *slog.Logger
+	fleet    *Fleet
+	reg      *Registry
+	sep      string
+	noPrefix bool
+	log      *slog.Logger
 
 	mu         sync.Mutex
 	collisions []Collision
@@ -35,6 +36,10 @@ type BridgeOptions struct {
 	// Separator joins server and tool names (default DefaultSeparator,
 	// "_"; Qualifier, "__", is the interop style).
 	Separator string
+	// NoPrefix registers each tool under its own name (PlainName), for a
+	// gateway that stands in for one server; clashes between servers are
+	// still resolved and reported, never overwritten.
+	NoPrefix bool
 	// Registry receives the tools (default a new one).
 	Registry *Registry
 	Logger   *slog.Logger
@@ -51,6 +56,7 @@ func Mount(ctx context.Context, fleet *Fleet, opts *BridgeOptions) (*Bridge, err
 			b.sep = opts.Separator
 		}
 		b.reg = opts.Registry
+		b.noPrefix = opts.NoPrefix
 		if opts.Logger != nil {
 			b.log = opts.Logger
 		}
@@ -95,7 +101,11 @@ func (b *Bridge) Refresh(ctx context.Context) error {
 			continue
 		}
 		live[c.Name()] = true
-		_, coll, err := b.reg.AddRemote(c.Name(), c.Tools(), b.call, b.sep)
+		name := func(tool string) string { return QualifiedName(c.Name(), tool, b.sep) }
+		if b.noPrefix {
+			name = PlainName
+		}
+		_, coll, err := b.reg.AddRemoteNamed(c.Name(), c.Tools(), b.call, name)
 		collisions = append(collisions, coll...)
 		if err != nil {
 			b.log.Warn("mcpkit: some tools left out", "server", c.Name(), "err", err)
@@ -148,7 +158,11 @@ type GatewayOptions struct {
 // isError result naming the server and the error code.
 func NewGateway(b *Bridge, opts *GatewayOptions) (*Provider, error) {
 	info := mcp.Implementation{Name: "worldforge-gateway", Version: "0.1.0"}
-	popts := &ProviderOptions{Instructions: "One MCP server in front of several: each tool is named <server>" + b.sep + "<tool>."}
+	instr := "One MCP server in front of several: each tool is named <server>" + b.sep + "<tool>."
+	if b.noPrefix {
+		instr = "One MCP server in front of others, their tools under their own names."
+	}
+	popts := &ProviderOptions{Instructions: instr}
 	if opts != nil {
 		if opts.Implementation != nil {
 			info = *opts.Implementation

@@ -354,6 +354,23 @@ type RemoteCaller func(ctx context.Context, ref RemoteRef, args json.RawMessage)
 // the others added. err is also set, and nothing added, for an empty
 // server name or a nil call.
 func (r *Registry) AddRemote(server string, tools []*mcp.Tool, call RemoteCaller, sep string) (added []string, collisions []Collision, err error) {
+	return r.AddRemoteNamed(server, tools, call, func(tool string) string { return QualifiedName(server, tool, sep) })
+}
+
+// PlainName is a tool's own name made acceptable to model APIs (see
+// QualifiedName) without a server prefix: for a gateway in front of one
+// server, or of servers whose tool names do not clash.
+func PlainName(tool string) string {
+	name := sanitizeName(tool)
+	if len(name) > MaxToolNameLen {
+		name = withSuffix(name, "_"+nameHash("", tool))
+	}
+	return name
+}
+
+// AddRemoteNamed is AddRemote with the registered names made by name (for
+// example PlainName); collisions are resolved and reported the same way.
+func (r *Registry) AddRemoteNamed(server string, tools []*mcp.Tool, call RemoteCaller, name func(tool string) string) (added []string, collisions []Collision, err error) {
 	if server == "" {
 		return nil, nil, errors.New("mcpkit: AddRemote: empty server name")
 	}
@@ -390,15 +407,15 @@ func (r *Registry) AddRemote(server string, tools []*mcp.Tool, call RemoteCaller
 			continue
 		}
 		ref := RemoteRef{Server: server, Tool: t.Name}
-		want := QualifiedName(server, t.Name, sep)
+		want := name(t.Name)
 		if seen[t.Name] {
 			collisions = append(collisions, Collision{Ref: ref, Wanted: want, Holder: ref})
 			continue
 		}
-		name := want
+		got := want
 		if holder, taken := r.tools[want]; taken {
-			name = r.freeName(want, ref)
-			c := Collision{Ref: ref, Wanted: want, Name: name, Holder: RemoteRef{Tool: want}}
+			got = r.freeName(want, ref)
+			c := Collision{Ref: ref, Wanted: want, Name: got, Holder: RemoteRef{Tool: want}}
 			if holder.ref != nil {
 				c.Holder = *holder.ref
 			}
@@ -406,9 +423,9 @@ func (r *Registry) AddRemote(server string, tools []*mcp.Tool, call RemoteCaller
 		}
 		seen[t.Name] = true
 		ref2 := ref
-		r.tools[name] = &entry{
+		r.tools[got] = &entry{
 			tool: Tool{
-				Name:        name,
+				Name:        got,
 				Description: t.Description,
 				InputSchema: cs.schema,
 				Execute: func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
@@ -418,7 +435,7 @@ func (r *Registry) AddRemote(server string, tools []*mcp.Tool, call RemoteCaller
 			schema: cs,
 			ref:    &ref2,
 		}
-		added = append(added, name)
+		added = append(added, got)
 	}
 	slices.Sort(added)
 	return added, collisions, errors.Join(errs...)

@@ -45,7 +45,7 @@ const mcpUsage = `usage:
   worldforge mcp servers [--config F]
   worldforge mcp tools [--config F] [SERVER]
   worldforge mcp call [--config F] SERVER TOOL [JSON | @FILE | -]
-  worldforge mcp gateway [--config F] [--http ADDR] [--separator _]
+  worldforge mcp gateway [--config F] [--http ADDR] [--separator _ | --no-prefix]
 
 --url is the endpoint URL (…/mcp, as serve --demo prints it) or the server's
 base URL; the credential is an API key or a session JWT. Environment:

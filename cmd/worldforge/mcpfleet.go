@@ -28,7 +28,7 @@ import (
 //	mcp servers [--config F]                       the configured servers: phase, tools, error
 //	mcp tools   [--config F] [SERVER]              their tools
 //	mcp call    [--config F] SERVER TOOL [JSON]    call one
-//	mcp gateway [--config F] [--http ADDR]         every server's tools as one MCP server
+//	mcp gateway [--config F] [--http ADDR] [--no-prefix]   every server's tools as one MCP server
 //
 // The servers come from the config files: --config F alone when given,
 // else the project file ./.worldforge/mcp.json over the user file
@@ -245,6 +245,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 	config := fs.String("config", "", "the one config file to read (default: the project and user files)")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8090) instead of stdio")
 	sep := fs.String("separator", mcpkit.DefaultSeparator, `joins server and tool names ("_", or "__" for the interop style)`)
+	noPrefix := fs.Bool("no-prefix", false, "serve each tool under its own name, without the server's (clashes are still resolved and reported)")
 	if err := e.parseFlagsFirst(fs, args); err != nil {
 		return err
 	}
@@ -292,7 +293,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 			fmt.Fprintf(e.stderr, "%s: %s: %s\n", name, st.Name, oneLine(st.Err.Error()))
 		}
 	}
-	bridge, err := mcpkit.Mount(ctx, fleet, &mcpkit.BridgeOptions{Separator: *sep, Logger: log})
+	bridge, err := mcpkit.Mount(ctx, fleet, &mcpkit.BridgeOptions{Separator: *sep, NoPrefix: *noPrefix, Logger: log})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
