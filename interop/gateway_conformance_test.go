@@ -10,12 +10,13 @@ import (
 	"github.com/worldforge-go/worldforge/mcpkit"
 )
 
-// gatewayScenarios are the server scenarios a gateway passes when it only
-// forwards tools: listing and calling them, whatever the content. The
-// scenarios in which the upstream talks back to the client (logging,
-// progress, sampling, elicitation), and those of resources, prompts,
-// completions and subscriptions, need forwarding the gateway does not do
-// yet.
+// gatewayScenarios are the server scenarios a gateway passes when it
+// forwards tools, resources and prompts: listing and calling tools,
+// whatever the content, listing and reading resources, listing and
+// getting prompts. The scenarios in which the upstream talks back to the
+// client (logging, progress, sampling, elicitation), and those of resource
+// templates, completions and subscriptions, need forwarding the gateway
+// does not do yet.
 var gatewayScenarios = []string{
 	"server-initialize",
 	"ping",
@@ -28,6 +29,12 @@ var gatewayScenarios = []string{
 	"tools-call-error",
 	"json-schema-2020-12",
 	"dns-rebinding-protection",
+	"resources-list",
+	"resources-read-text",
+	"resources-read-binary",
+	"prompts-list",
+	"prompts-get-simple",
+	"prompts-get-with-args",
 }
 
 // TestGatewayConformance puts mcpkit's gateway (Mount with NoPrefix, then

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,6 +31,28 @@ type Bridge struct {
 	mu         sync.Mutex
 	collisions []Collision
 	onChange   []func()
+	// Forwarded resources (by URI) and prompts (by served name), and each
+	// server's last listing, kept when a later listing fails.
+	resources  map[string]RemoteResource
+	prompts    map[string]RemotePrompt
+	srvRes     map[string][]*mcp.Resource
+	srvPrompts map[string][]*mcp.Prompt
+}
+
+// RemoteResource is a resource of a mounted server, served under its own
+// URI.
+type RemoteResource struct {
+	Server   string
+	Resource *mcp.Resource
+}
+
+// RemotePrompt is a prompt of a mounted server: Prompt is the server's
+// definition with Name set to the bridge's name for it (qualified like
+// tools, or plain with NoPrefix); Name is the server's own name.
+type RemotePrompt struct {
+	Server string
+	Name   string
+	Prompt *mcp.Prompt
 }
 
 // BridgeOptions configure Mount.
@@ -91,6 +115,12 @@ func (b *Bridge) OnChange(fn func()) {
 // Refresh re-registers every ready server's current tools and drops the
 // tools of servers that are gone or not ready. Schema problems of single
 // tools are logged and the tools left out; they do not fail the refresh.
+//
+// It also lists the resources and prompts of every ready server that
+// advertises them (see Resources and Prompts): prompts go by the same
+// names as tools, resources by their own URIs; on a clash the first
+// server by name keeps the URI or name and the clash is logged. A server
+// whose listing fails keeps its previous one.
 func (b *Bridge) Refresh(ctx context.Context) error {
 	clients := b.fleet.Clients()
 	sort.Slice(clients, func(i, j int) bool { return clients[i].Name() < clients[j].Name() })
@@ -116,14 +146,144 @@ func (b *Bridge) Refresh(ctx context.Context) error {
 			b.reg.RemoveServer(name)
 		}
 	}
+	resources, prompts := b.refreshExtras(ctx, clients, live)
 	b.mu.Lock()
 	b.collisions = collisions
+	b.resources, b.prompts = resources, prompts
 	fns := append([]func(){}, b.onChange...)
 	b.mu.Unlock()
 	for _, fn := range fns {
 		fn()
 	}
 	return nil
+}
+
+// refreshExtras lists the resources and prompts of every live server
+// (servers that advertise them) and resolves clashes: a URI or served
+// prompt name goes to the first server by name, and the clash is logged.
+// A server whose listing fails keeps its previous listing.
+func (b *Bridge) refreshExtras(ctx context.Context, clients []*Client, live map[string]bool) (map[string]RemoteResource, map[string]RemotePrompt) {
+	b.mu.Lock()
+	oldRes, oldPrompts := b.srvRes, b.srvPrompts
+	b.mu.Unlock()
+	srvRes := map[string][]*mcp.Resource{}
+	srvPrompts := map[string][]*mcp.Prompt{}
+	resources := map[string]RemoteResource{}
+	prompts := map[string]RemotePrompt{}
+	for _, c := range clients {
+		server := c.Name()
+		if !live[server] {
+			continue
+		}
+		var caps *mcp.ServerCapabilities
+		if ir := c.InitializeResult(); ir != nil {
+			caps = ir.Capabilities
+		}
+		if caps != nil && caps.Resources != nil {
+			list, err := c.ListResources(ctx)
+			if err != nil {
+				b.log.Warn("mcpkit: listing resources failed", "server", server, "err", err)
+				list = oldRes[server]
+			}
+			srvRes[server] = list
+			for _, r := range list {
+				if r == nil || r.URI == "" {
+					continue
+				}
+				if holder, ok := resources[r.URI]; ok {
+					b.log.Warn("mcpkit: resource URI clash, kept the first server's", "uri", r.URI, "server", server, "holder", holder.Server)
+					continue
+				}
+				resources[r.URI] = RemoteResource{Server: server, Resource: r}
+			}
+		}
+		if caps != nil && caps.Prompts != nil {
+			list, err := c.ListPrompts(ctx)
+			if err != nil {
+				b.log.Warn("mcpkit: listing prompts failed", "server", server, "err", err)
+				list = oldPrompts[server]
+			}
+			srvPrompts[server] = list
+			for _, p := range list {
+				if p == nil || p.Name == "" {
+					continue
+				}
+				name := QualifiedName(server, p.Name, b.sep)
+				if b.noPrefix {
+					name = PlainName(p.Name)
+				}
+				if holder, ok := prompts[name]; ok {
+					b.log.Warn("mcpkit: prompt name clash, kept the first server's", "prompt", name, "server", server, "holder", holder.Server)
+					continue
+				}
+				served := *p
+				served.Name = name
+				prompts[name] = RemotePrompt{Server: server, Name: p.Name, Prompt: &served}
+			}
+		}
+	}
+	b.mu.Lock()
+	b.srvRes, b.srvPrompts = srvRes, srvPrompts
+	b.mu.Unlock()
+	return resources, prompts
+}
+
+// Resources lists the mounted servers' resources, sorted by URI.
+func (b *Bridge) Resources() []RemoteResource {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]RemoteResource, 0, len(b.resources))
+	for _, r := range b.resources {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Resource.URI < out[j].Resource.URI })
+	return out
+}
+
+// Prompts lists the mounted servers' prompts, sorted by served name.
+func (b *Bridge) Prompts() []RemotePrompt {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]RemotePrompt, 0, len(b.prompts))
+	for _, p := range b.prompts {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Prompt.Name < out[j].Prompt.Name })
+	return out
+}
+
+// ReadResource reads a mounted resource from the server that owns it.
+// Errors: RESOURCE_NOT_FOUND for a URI no mounted server has, and those of
+// Client.ReadResource.
+func (b *Bridge) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	b.mu.Lock()
+	r, ok := b.resources[uri]
+	b.mu.Unlock()
+	if !ok {
+		return nil, &Error{Code: CodeResourceNotFound, Message: "no mounted server has resource " + uri}
+	}
+	c := b.fleet.Client(r.Server)
+	if c == nil {
+		return nil, &Error{Code: CodeNotConnected, Kind: FaultNotConnected, Server: r.Server, Message: "server removed"}
+	}
+	return c.ReadResource(ctx, uri)
+}
+
+// GetPrompt renders a mounted prompt, by its served name, on the server
+// that owns it. Errors: PROMPT_NOT_FOUND for an unknown name, and those of
+// Client.GetPrompt.
+func (b *Bridge) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	b.mu.Lock()
+	p, ok := b.prompts[name]
+	b.mu.Unlock()
+	if !ok {
+		return nil, &Error{Code: CodePromptNotFound, Message: "no mounted server has prompt " + name}
+	}
+	c := b.fleet.Client(p.Server)
+	if c == nil {
+		return nil, &Error{Code: CodeNotConnected, Kind: FaultNotConnected, Server: p.Server, Message: "server removed"}
+	}
+	return c.GetPrompt(ctx, p.Name, args)
 }
 
 // call routes a registry call to its server.
@@ -153,7 +313,11 @@ type GatewayOptions struct {
 // MCP server: tools/list is every mounted tool under its qualified name,
 // tools/call is routed to the tool's server, and the tool list follows the
 // bridge (clients get notifications/tools/list_changed after a Refresh
-// that changed it). Tool failures of a server reach the gateway's client
+// that changed it). The mounted servers' resources and prompts are served
+// the same way (see Bridge.Resources and Bridge.Prompts): resources/read
+// and prompts/get go to the owning server, whose JSON-RPC errors reach the
+// client as they are, and the lists follow Refresh with list_changed
+// notifications. Tool failures of a server reach the gateway's client
 // as the same isError result; a server that cannot be reached is an
 // isError result naming the server and the error code.
 func NewGateway(b *Bridge, opts *GatewayOptions) (*Provider, error) {
@@ -162,7 +326,16 @@ func NewGateway(b *Bridge, opts *GatewayOptions) (*Provider, error) {
 	if b.noPrefix {
 		instr = "One MCP server in front of others, their tools under their own names."
 	}
-	popts := &ProviderOptions{Instructions: instr}
+	// Resources and prompts are advertised (with list_changed) even when
+	// no server has any yet, as tools are: servers mounted later can
+	// bring them.
+	popts := &ProviderOptions{Instructions: instr, ServerOptions: &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+		},
+	}}
 	if opts != nil {
 		if opts.Implementation != nil {
 			info = *opts.Implementation
@@ -174,7 +347,7 @@ func NewGateway(b *Bridge, opts *GatewayOptions) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &gateway{b: b, p: p, have: map[string]string{}}
+	g := &gateway{b: b, p: p, have: map[string]string{}, haveRes: map[string]string{}, havePrompts: map[string]string{}}
 	g.sync()
 	b.OnChange(g.sync)
 	return p, nil
@@ -187,8 +360,103 @@ type gateway struct {
 
 	mu sync.Mutex
 	// have maps each served tool to a fingerprint of its description and
-	// schema, so that a changed definition is served anew.
-	have map[string]string
+	// schema, so that a changed definition is served anew; haveRes and
+	// havePrompts do the same for resources (by URI) and prompts.
+	have        map[string]string
+	haveRes     map[string]string
+	havePrompts map[string]string
+}
+
+func extraFingerprint(server string, def any) string {
+	b, _ := json.Marshal(def)
+	return server + "\x00" + string(b)
+}
+
+// forwardError is the error a gateway answers for a failed forwarded
+// read or get: the upstream server's own JSON-RPC error when it answered
+// one, a not-found error for an item no server has, else err.
+func forwardError(err error, uri, prompt string) error {
+	if we := wireError(err); we != nil {
+		return we
+	}
+	switch {
+	case uri != "" && errors.Is(err, ErrResourceNotFound):
+		return mcp.ResourceNotFoundError(uri)
+	case prompt != "" && errors.Is(err, ErrPromptNotFound):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", prompt)}
+	}
+	return err
+}
+
+// syncExtras makes the provider's resources and prompts equal to the
+// bridge's. Called with g.mu held.
+func (g *gateway) syncExtras() {
+	want := map[string]bool{}
+	for _, r := range g.b.Resources() {
+		uri := r.Resource.URI
+		want[uri] = true
+		fp := extraFingerprint(r.Server, r.Resource)
+		if old, ok := g.haveRes[uri]; ok {
+			if old == fp {
+				continue
+			}
+			g.p.RemoveResource(uri)
+			delete(g.haveRes, uri)
+		}
+		b := g.b
+		err := g.p.AddResource(Resource{URI: uri, Name: r.Resource.Name, Description: r.Resource.Description, MIMEType: r.Resource.MIMEType,
+			Read: func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+				res, err := b.ReadResource(ctx, uri)
+				if err != nil {
+					return nil, forwardError(err, uri, "")
+				}
+				return res, nil
+			}})
+		if err != nil {
+			g.b.log.Warn("mcpkit: gateway cannot serve resource", "uri", uri, "err", err)
+			continue
+		}
+		g.haveRes[uri] = fp
+	}
+	for uri := range g.haveRes {
+		if !want[uri] {
+			g.p.RemoveResource(uri)
+			delete(g.haveRes, uri)
+		}
+	}
+	want = map[string]bool{}
+	for _, p := range g.b.Prompts() {
+		name := p.Prompt.Name
+		want[name] = true
+		fp := extraFingerprint(p.Server+"\x00"+p.Name, p.Prompt)
+		if old, ok := g.havePrompts[name]; ok {
+			if old == fp {
+				continue
+			}
+			g.p.RemovePrompt(name)
+			delete(g.havePrompts, name)
+		}
+		b := g.b
+		err := g.p.AddPrompt(Prompt{Name: name, Description: p.Prompt.Description, Arguments: p.Prompt.Arguments,
+			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+				res, err := b.GetPrompt(ctx, name, args)
+				if err != nil {
+					return nil, forwardError(err, "", name)
+				}
+				return res, nil
+			}})
+		if err != nil {
+			g.b.log.Warn("mcpkit: gateway cannot serve prompt", "prompt", name, "err", err)
+			continue
+		}
+		g.havePrompts[name] = fp
+	}
+	for name := range g.havePrompts {
+		if !want[name] {
+			g.p.RemovePrompt(name)
+			delete(g.havePrompts, name)
+		}
+	}
 }
 
 func fingerprint(t Tool) string {
@@ -236,4 +504,5 @@ func (g *gateway) sync() {
 			delete(g.have, name)
 		}
 	}
+	g.syncExtras()
 }

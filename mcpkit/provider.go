@@ -26,6 +26,10 @@ const (
 type ProviderOptions struct {
 	// Tools are added at start (see Provider.AddTool).
 	Tools []Tool
+	// Resources and Prompts are added at start (see Provider.AddResource
+	// and Provider.AddPrompt).
+	Resources []Resource
+	Prompts   []Prompt
 	// Instructions are sent to clients on initialization.
 	Instructions string
 	// Logger receives the provider's and the go-sdk server's logs. Nil
@@ -41,7 +45,9 @@ type ProviderOptions struct {
 	// Provider does not wrap (CompletionHandler, SubscribeHandler and
 	// UnsubscribeHandler, Capabilities such as logging …). Instructions,
 	// Logger and KeepAlive above take precedence when set; the tools
-	// capability (with list_changed) is always advertised.
+	// capability (with list_changed) is always advertised, the resources
+	// and prompts capabilities (with list_changed) while the provider has
+	// any.
 	ServerOptions *mcp.ServerOptions
 }
 
@@ -63,7 +69,10 @@ type Provider struct {
 	reg    *Registry
 	logger *slog.Logger
 	httpOp *mcp.StreamableHTTPOptions
-	mu     sync.Mutex // serializes AddTool/RemoveTool across reg and server
+	mu     sync.Mutex // serializes AddTool/RemoveTool across reg and server; guards resources and prompts
+
+	resources map[string]Resource // by URI
+	prompts   map[string]Prompt   // by name
 }
 
 // NewProvider returns a provider with info as its identity (empty fields
@@ -116,6 +125,16 @@ func NewProvider(info mcp.Implementation, opts *ProviderOptions) (*Provider, err
 			return nil, err
 		}
 	}
+	for _, r := range opts.Resources {
+		if err := p.AddResource(r); err != nil {
+			return nil, err
+		}
+	}
+	for _, pr := range opts.Prompts {
+		if err := p.AddPrompt(pr); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -133,8 +152,9 @@ func validMCPToolName(name string) bool {
 	return true
 }
 
-// Server returns the underlying go-sdk server, to add prompts or
-// resources. Add tools through the Provider, not the server.
+// Server returns the underlying go-sdk server, for what the Provider does
+// not wrap (resource templates …). Add tools, resources and prompts
+// through the Provider, not the server.
 func (p *Provider) Server() *mcp.Server { return p.server }
 
 // AddTool adds a tool, announcing it to connected clients. It fails if the

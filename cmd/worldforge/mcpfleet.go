@@ -264,8 +264,8 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The bridge follows the servers: a changed tool list, a server that
-	// faults or comes back, refreshes the gateway's tools.
+	// The bridge follows the servers: a changed tool, resource or prompt
+	// list, a server that faults or comes back, refreshes the gateway.
 	refresh := make(chan struct{}, 1)
 	poke := func() {
 		select {
@@ -275,11 +275,13 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 	}
 	log := e.quietLogger()
 	opts := &mcpkit.ClientOptions{
-		Logger:         log,
-		Implementation: &mcp.Implementation{Name: "worldforge-gateway", Version: worldforge.Version},
-		Reconnect:      &mcpkit.ReconnectPolicy{},
-		OnToolsChanged: func(string, []*mcp.Tool) { poke() },
-		OnPhase:        func(mcpkit.PhaseChange) { poke() },
+		Logger:                log,
+		Implementation:        &mcp.Implementation{Name: "worldforge-gateway", Version: worldforge.Version},
+		Reconnect:             &mcpkit.ReconnectPolicy{},
+		OnToolsChanged:        func(string, []*mcp.Tool) { poke() },
+		OnResourceListChanged: func(string) { poke() },
+		OnPromptListChanged:   func(string) { poke() },
+		OnPhase:               func(mcpkit.PhaseChange) { poke() },
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	fleet, err := e.startFleet(startCtx, name, cfg, "", opts)

@@ -1,0 +1,172 @@
+package mcpkit
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Resource is a resource a Provider serves: resources/list shows it and
+// resources/read of URI calls Read.
+type Resource struct {
+	// URI identifies the resource; it must parse as a URL.
+	URI string
+	// Name is the resource's name (default URI).
+	Name        string
+	Description string
+	MIMEType    string
+	// Read returns the resource's contents. Contents without a URI or
+	// MIME type get the resource's. An error is answered to the client as
+	// a JSON-RPC error (a *jsonrpc.Error as it is, for example
+	// mcp.ResourceNotFoundError).
+	Read func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
+}
+
+// Prompt is a prompt a Provider serves: prompts/list shows it and
+// prompts/get of Name calls Get.
+type Prompt struct {
+	Name        string
+	Description string
+	// Arguments are the prompt's arguments; a prompts/get that lacks a
+	// required one is answered with -32602 (invalid params) without
+	// calling Get.
+	Arguments []*mcp.PromptArgument
+	// Get renders the prompt. An error is answered to the client as a
+	// JSON-RPC error (a *jsonrpc.Error as it is).
+	Get func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error)
+}
+
+// AddResource adds a resource, announcing it to connected clients with
+// notifications/resources/list_changed. The provider advertises the
+// resources capability to clients that connect while it has any. It fails
+// if the URI is empty, does not parse or is taken, or if Read is nil.
+func (p *Provider) AddResource(r Resource) error {
+	if r.URI == "" {
+		return fmt.Errorf("mcpkit: resource without URI")
+	}
+	if _, err := url.Parse(r.URI); err != nil {
+		return fmt.Errorf("mcpkit: resource URI: %w", err)
+	}
+	if r.Read == nil {
+		return fmt.Errorf("mcpkit: resource %q has no Read", r.URI)
+	}
+	if r.Name == "" {
+		r.Name = r.URI
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.resources == nil {
+		p.resources = map[string]Resource{}
+	}
+	if _, ok := p.resources[r.URI]; ok {
+		return fmt.Errorf("mcpkit: resource %q: %w", r.URI, ErrDuplicateResource)
+	}
+	p.resources[r.URI] = r
+	read := r.Read
+	p.server.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return read(ctx, req.Params.URI)
+		})
+	return nil
+}
+
+// RemoveResource removes the resource with this URI, announcing it to
+// connected clients, and reports whether there was one.
+func (p *Provider) RemoveResource(uri string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.resources[uri]; !ok {
+		return false
+	}
+	delete(p.resources, uri)
+	p.server.RemoveResources(uri)
+	return true
+}
+
+// Resources returns the provider's resources, sorted by URI.
+func (p *Provider) Resources() []Resource {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Resource, 0, len(p.resources))
+	for _, r := range p.resources {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	return out
+}
+
+// AddPrompt adds a prompt, announcing it to connected clients with
+// notifications/prompts/list_changed. The provider advertises the prompts
+// capability to clients that connect while it has any. It fails if the
+// name is empty or taken, or if Get is nil.
+func (p *Provider) AddPrompt(pr Prompt) error {
+	if pr.Name == "" {
+		return fmt.Errorf("mcpkit: prompt without name")
+	}
+	if pr.Get == nil {
+		return fmt.Errorf("mcpkit: prompt %q has no Get", pr.Name)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.prompts == nil {
+		p.prompts = map[string]Prompt{}
+	}
+	if _, ok := p.prompts[pr.Name]; ok {
+		return fmt.Errorf("mcpkit: prompt %q: %w", pr.Name, ErrDuplicatePrompt)
+	}
+	p.prompts[pr.Name] = pr
+	get, args := pr.Get, pr.Arguments
+	p.server.AddPrompt(&mcp.Prompt{Name: pr.Name, Description: pr.Description, Arguments: args},
+		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			var missing []string
+			for _, a := range args {
+				if a != nil && a.Required {
+					if _, ok := req.Params.Arguments[a.Name]; !ok {
+						missing = append(missing, a.Name)
+					}
+				}
+			}
+			if len(missing) > 0 {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+					Message: fmt.Sprintf("prompt %q: missing required arguments: %s", req.Params.Name, strings.Join(missing, ", "))}
+			}
+			return get(ctx, req.Params.Arguments)
+		})
+	return nil
+}
+
+// RemovePrompt removes the prompt with this name, announcing it to
+// connected clients, and reports whether there was one.
+func (p *Provider) RemovePrompt(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.prompts[name]; !ok {
+		return false
+	}
+	delete(p.prompts, name)
+	p.server.RemovePrompts(name)
+	return true
+}
+
+// Prompts returns the provider's prompts, sorted by name.
+func (p *Provider) Prompts() []Prompt {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Prompt, 0, len(p.prompts))
+	for _, pr := range p.prompts {
+		out = append(out, pr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Errors of AddResource and AddPrompt for a URI or name already in use.
+var (
+	ErrDuplicateResource = fmt.Errorf("a resource with this URI exists")
+	ErrDuplicatePrompt   = fmt.Errorf("a prompt with this name exists")
+)
