@@ -1,6 +1,6 @@
 // Command everything-server is the MCP conformance suite's "everything"
 // fixture built on mcpkit.Provider, served over streamable HTTP (stateful
-// sessions) on -addr (default 127.0.0.1:0). It prints one line,
+// sessions, or stateless with -stateless) on -addr (default 127.0.0.1:0). It prints one line,
 // "listening on http://HOST:PORT/mcp", to stdout once it accepts
 // connections, and serves until killed.
 //
@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/worldforge-go/worldforge/mcpkit"
 )
@@ -51,8 +52,9 @@ func decode(s string) []byte {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	stateless := flag.Bool("stateless", false, "serve stateless streamable HTTP (no sessions, JSON responses): the 2026-07-28 wire")
 	flag.Parse()
-	p, err := NewFixture()
+	p, err := NewFixture(*stateless)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -72,13 +74,24 @@ func main() {
 }
 
 // NewFixture returns the provider with every fixture tool, resource and
-// prompt.
-func NewFixture() (*mcpkit.Provider, error) {
+// prompt. Stateless, it serves the go-sdk's stateless streamable HTTP (no
+// Mcp-Session-Id, GET and DELETE 405), which is how the go-sdk serves the
+// 2026-07-28 wire, and adds the server-stateless scenario's diagnostic
+// tools (statelessTools).
+func NewFixture(stateless bool) (*mcpkit.Provider, error) {
+	// An event store makes POST SSE streams resumable (priming event,
+	// Last-Event-ID replay): server-sse-polling.
+	httpOpts := &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}
+	fixtureTools := tools()
+	if stateless {
+		// SSE, not JSONResponse: a JSON response drops the notifications
+		// sent while the request runs (tools-call-with-progress).
+		httpOpts = &mcp.StreamableHTTPOptions{Stateless: true}
+		fixtureTools = append(fixtureTools, statelessTools()...)
+	}
 	p, err := mcpkit.NewProvider(mcp.Implementation{Name: "mcpkit-conformance-everything", Version: "0.1.0"}, &mcpkit.ProviderOptions{
-		Tools: tools(),
-		// An event store makes POST SSE streams resumable (priming event,
-		// Last-Event-ID replay): server-sse-polling.
-		HTTP: &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)},
+		Tools: fixtureTools,
+		HTTP:  httpOpts,
 		ServerOptions: &mcp.ServerOptions{
 			// Logging is the go-sdk's default capability; the Provider
 			// advertises only tools unless told.
@@ -277,6 +290,47 @@ func tools() []mcpkit.Tool {
 				}
 				time.Sleep(100 * time.Millisecond)
 				return text("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."), nil
+			}},
+	}
+}
+
+// statelessTools are the server-stateless scenario's diagnostic tools.
+func statelessTools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		{Name: "test_missing_capability", Description: "Requires the client's sampling capability; rejects with -32021 when it is not declared", InputSchema: emptySchema(),
+			Execute: func(ctx context.Context, _ json.RawMessage) (*mcp.CallToolResult, error) {
+				req, err := session(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+					data, err := json.Marshal(mcp.MissingRequiredClientCapabilityData{
+						RequiredCapabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}})
+					if err != nil {
+						return nil, err
+					}
+					return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities,
+						Message: "this tool requires the client's sampling capability", Data: data}
+				}
+				return text("client declared sampling"), nil
+			}},
+		{Name: "test_logging_tool", Description: "Logs three messages at info level (none may reach a client that set no log level)", InputSchema: emptySchema(),
+			Execute: func(ctx context.Context, _ json.RawMessage) (*mcp.CallToolResult, error) {
+				req, err := session(ctx)
+				if err != nil {
+					return nil, err
+				}
+				for _, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+					req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: msg})
+				}
+				return text("Logging tool executed"), nil
+			}},
+		{Name: "test_streaming_elicitation", Description: "Asks the client for input through elicitation; no independent request may reach the response stream", InputSchema: emptySchema(),
+			Execute: func(ctx context.Context, _ json.RawMessage) (*mcp.CallToolResult, error) {
+				return elicit(ctx, "Please provide your username", map[string]any{
+					"type":       "object",
+					"properties": map[string]any{"username": map[string]any{"type": "string"}},
+				})
 			}},
 	}
 }
