@@ -391,70 +391,72 @@ func forwardError(err error, uri, prompt string) error {
 // syncExtras makes the provider's resources and prompts equal to the
 // bridge's. Called with g.mu held.
 func (g *gateway) syncExtras() {
-	want := map[string]bool{}
-	for _, r := range g.b.Resources() {
-		uri := r.Resource.URI
-		want[uri] = true
-		fp := extraFingerprint(r.Server, r.Resource)
-		if old, ok := g.haveRes[uri]; ok {
+	b := g.b
+	reconcile(g.haveRes, b.Resources(),
+		func(r RemoteResource) (string, string) {
+			return r.Resource.URI, extraFingerprint(r.Server, r.Resource)
+		},
+		func(r RemoteResource) error {
+			return g.p.AddResource(Resource{URI: r.Resource.URI, Name: r.Resource.Name, Description: r.Resource.Description, MIMEType: r.Resource.MIMEType,
+				Read: func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+					res, err := b.ReadResource(ctx, uri)
+					if err != nil {
+						return nil, forwardError(err, uri, "")
+					}
+					return res, nil
+				}})
+		},
+		func(uri string) { g.p.RemoveResource(uri) },
+		func(uri string, err error) {
+			b.log.Warn("mcpkit: gateway cannot serve resource", "uri", uri, "err", err)
+		})
+	reconcile(g.havePrompts, b.Prompts(),
+		func(p RemotePrompt) (string, string) {
+			return p.Prompt.Name, extraFingerprint(p.Server+"\x00"+p.Name, p.Prompt)
+		},
+		func(p RemotePrompt) error {
+			name := p.Prompt.Name
+			return g.p.AddPrompt(Prompt{Name: name, Description: p.Prompt.Description, Arguments: p.Prompt.Arguments,
+				Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+					res, err := b.GetPrompt(ctx, name, args)
+					if err != nil {
+						return nil, forwardError(err, "", name)
+					}
+					return res, nil
+				}})
+		},
+		func(name string) { g.p.RemovePrompt(name) },
+		func(name string, err error) {
+			b.log.Warn("mcpkit: gateway cannot serve prompt", "prompt", name, "err", err)
+		})
+}
+
+// reconcile makes a served set equal to items. have maps each served key
+// to a fingerprint of its definition: an item whose fingerprint changed is
+// removed and added anew, one no longer among items is removed, and one
+// add refuses is left out (warn says why).
+func reconcile[T any](have map[string]string, items []T, key func(T) (k, fp string), add func(T) error, remove func(string), warn func(string, error)) {
+	want := make(map[string]bool, len(items))
+	for _, it := range items {
+		k, fp := key(it)
+		want[k] = true
+		if old, ok := have[k]; ok {
 			if old == fp {
 				continue
 			}
-			g.p.RemoveResource(uri)
-			delete(g.haveRes, uri)
+			remove(k)
+			delete(have, k)
 		}
-		b := g.b
-		err := g.p.AddResource(Resource{URI: uri, Name: r.Resource.Name, Description: r.Resource.Description, MIMEType: r.Resource.MIMEType,
-			Read: func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-				res, err := b.ReadResource(ctx, uri)
-				if err != nil {
-					return nil, forwardError(err, uri, "")
-				}
-				return res, nil
-			}})
-		if err != nil {
-			g.b.log.Warn("mcpkit: gateway cannot serve resource", "uri", uri, "err", err)
+		if err := add(it); err != nil {
+			warn(k, err)
 			continue
 		}
-		g.haveRes[uri] = fp
+		have[k] = fp
 	}
-	for uri := range g.haveRes {
-		if !want[uri] {
-			g.p.RemoveResource(uri)
-			delete(g.haveRes, uri)
-		}
-	}
-	want = map[string]bool{}
-	for _, p := range g.b.Prompts() {
-		name := p.Prompt.Name
-		want[name] = true
-		fp := extraFingerprint(p.Server+"\x00"+p.Name, p.Prompt)
-		if old, ok := g.havePrompts[name]; ok {
-			if old == fp {
-				continue
-			}
-			g.p.RemovePrompt(name)
-			delete(g.havePrompts, name)
-		}
-		b := g.b
-		err := g.p.AddPrompt(Prompt{Name: name, Description: p.Prompt.Description, Arguments: p.Prompt.Arguments,
-			Get: func(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
-				res, err := b.GetPrompt(ctx, name, args)
-				if err != nil {
-					return nil, forwardError(err, "", name)
-				}
-				return res, nil
-			}})
-		if err != nil {
-			g.b.log.Warn("mcpkit: gateway cannot serve prompt", "prompt", name, "err", err)
-			continue
-		}
-		g.havePrompts[name] = fp
-	}
-	for name := range g.havePrompts {
-		if !want[name] {
-			g.p.RemovePrompt(name)
-			delete(g.havePrompts, name)
+	for k := range have {
+		if !want[k] {
+			remove(k)
+			delete(have, k)
 		}
 	}
 }
@@ -467,42 +469,28 @@ func fingerprint(t Tool) string {
 func (g *gateway) sync() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	want := map[string]bool{}
-	for _, t := range g.b.reg.List() {
-		want[t.Name] = true
-		fp := fingerprint(t)
-		if old, ok := g.have[t.Name]; ok {
-			if old == fp {
-				continue
-			}
-			g.p.RemoveTool(t.Name)
-			delete(g.have, t.Name)
-		}
-		reg, name := g.b.reg, t.Name
-		tool := Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
-			Execute: func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
-				res, err := reg.Call(ctx, name, args)
-				if err != nil {
-					var e *Error
-					if errors.As(err, &e) && e.Code != CodeInvalidParameters {
-						// The upstream's failure, told to the model as a tool error.
-						return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: e.Error()}}}, nil
+	reg := g.b.reg
+	reconcile(g.have, reg.List(),
+		func(t Tool) (string, string) { return t.Name, fingerprint(t) },
+		func(t Tool) error {
+			name := t.Name
+			return g.p.AddTool(Tool{Name: name, Description: t.Description, InputSchema: t.InputSchema,
+				Execute: func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+					res, err := reg.Call(ctx, name, args)
+					if err != nil {
+						var e *Error
+						if errors.As(err, &e) && e.Code != CodeInvalidParameters {
+							// The upstream's failure, told to the model as a tool error.
+							return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: e.Error()}}}, nil
+						}
+						return nil, err
 					}
-					return nil, err
-				}
-				return res, nil
-			}}
-		if err := g.p.AddTool(tool); err != nil {
-			g.b.log.Warn("mcpkit: gateway cannot serve tool", "tool", t.Name, "err", err)
-			continue
-		}
-		g.have[t.Name] = fp
-	}
-	for name := range g.have {
-		if !want[name] {
-			g.p.RemoveTool(name)
-			delete(g.have, name)
-		}
-	}
+					return res, nil
+				}})
+		},
+		func(name string) { g.p.RemoveTool(name) },
+		func(name string, err error) {
+			g.b.log.Warn("mcpkit: gateway cannot serve tool", "tool", name, "err", err)
+		})
 	g.syncExtras()
 }
