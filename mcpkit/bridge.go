@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -232,24 +235,14 @@ func (b *Bridge) refreshExtras(ctx context.Context, clients []*Client, live map[
 func (b *Bridge) Resources() []RemoteResource {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]RemoteResource, 0, len(b.resources))
-	for _, r := range b.resources {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Resource.URI < out[j].Resource.URI })
-	return out
+	return slices.SortedFunc(maps.Values(b.resources), func(x, y RemoteResource) int { return strings.Compare(x.Resource.URI, y.Resource.URI) })
 }
 
 // Prompts lists the mounted servers' prompts, sorted by served name.
 func (b *Bridge) Prompts() []RemotePrompt {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]RemotePrompt, 0, len(b.prompts))
-	for _, p := range b.prompts {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Prompt.Name < out[j].Prompt.Name })
-	return out
+	return slices.SortedFunc(maps.Values(b.prompts), func(x, y RemotePrompt) int { return strings.Compare(x.Prompt.Name, y.Prompt.Name) })
 }
 
 // ReadResource reads a mounted resource from the server that owns it.
@@ -262,9 +255,9 @@ func (b *Bridge) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 	if !ok {
 		return nil, &Error{Code: CodeResourceNotFound, Message: "no mounted server has resource " + uri}
 	}
-	c := b.fleet.Client(r.Server)
-	if c == nil {
-		return nil, &Error{Code: CodeNotConnected, Kind: FaultNotConnected, Server: r.Server, Message: "server removed"}
+	c, err := b.client(r.Server, "")
+	if err != nil {
+		return nil, err
 	}
 	return c.ReadResource(ctx, uri)
 }
@@ -279,18 +272,27 @@ func (b *Bridge) GetPrompt(ctx context.Context, name string, args map[string]str
 	if !ok {
 		return nil, &Error{Code: CodePromptNotFound, Message: "no mounted server has prompt " + name}
 	}
-	c := b.fleet.Client(p.Server)
-	if c == nil {
-		return nil, &Error{Code: CodeNotConnected, Kind: FaultNotConnected, Server: p.Server, Message: "server removed"}
+	c, err := b.client(p.Server, "")
+	if err != nil {
+		return nil, err
 	}
 	return c.GetPrompt(ctx, p.Name, args)
 }
 
+// client returns the fleet's client of a mounted server, or NOT_CONNECTED
+// if the server has been removed since it was mounted.
+func (b *Bridge) client(server, tool string) (*Client, error) {
+	if c := b.fleet.Client(server); c != nil {
+		return c, nil
+	}
+	return nil, &Error{Code: CodeNotConnected, Kind: FaultNotConnected, Server: server, Tool: tool, Message: "server removed"}
+}
+
 // call routes a registry call to its server.
 func (b *Bridge) call(ctx context.Context, ref RemoteRef, args json.RawMessage) (*mcp.CallToolResult, error) {
-	c := b.fleet.Client(ref.Server)
-	if c == nil {
-		return nil, &Error{Code: CodeNotConnected, Kind: FaultNotConnected, Server: ref.Server, Tool: ref.Tool, Message: "server removed"}
+	c, err := b.client(ref.Server, ref.Tool)
+	if err != nil {
+		return nil, err
 	}
 	var a any
 	if len(args) > 0 {

@@ -3,8 +3,9 @@ package mcpkit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -92,12 +93,7 @@ func (p *Provider) RemoveResource(uri string) bool {
 func (p *Provider) Resources() []Resource {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]Resource, 0, len(p.resources))
-	for _, r := range p.resources {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
-	return out
+	return slices.SortedFunc(maps.Values(p.resources), func(x, y Resource) int { return strings.Compare(x.URI, y.URI) })
 }
 
 // AddPrompt adds a prompt, announcing it to connected clients with
@@ -157,12 +153,7 @@ func (p *Provider) RemovePrompt(name string) bool {
 func (p *Provider) Prompts() []Prompt {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]Prompt, 0, len(p.prompts))
-	for _, pr := range p.prompts {
-		out = append(out, pr)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return slices.SortedFunc(maps.Values(p.prompts), func(x, y Prompt) int { return strings.Compare(x.Name, y.Name) })
 }
 
 // Errors of AddResource and AddPrompt for a URI or name already in use.
