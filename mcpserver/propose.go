@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -161,7 +162,7 @@ func (s *Server) proposeWikiPage(ctx context.Context, c *call, in *wf.ProposeWik
 	if err := textLen("payload.body", pl.Body, 0, maxWikiBody); err != nil {
 		return nil, err
 	}
-	payload := wf.WikiPagePayload{Title: pl.Title, Body: pl.Body, Kind: cmpOr(pl.Kind, wf.WikiKindLore), Audience: cmpOr(pl.Audience, wf.AudienceGM)}
+	payload := wf.WikiPagePayload{Title: pl.Title, Body: pl.Body, Kind: cmp.Or(pl.Kind, wf.WikiKindLore), Audience: cmp.Or(pl.Audience, wf.AudienceGM)}
 	if !slices.Contains(wf.WikiKinds, payload.Kind) {
 		return nil, wf.BadRequest("payload.kind must be one of %s", strings.Join(wf.WikiKinds, ", "))
 	}
@@ -362,13 +363,6 @@ func (s *Server) createCampaign(ctx context.Context, c *call, in *wf.CreateCampa
 	}
 	c.target("campaign", cp.ID, cp.WorldID)
 	return wf.CreatedResult{ID: cp.ID, Version: cp.Version}, nil
-}
-
-func cmpOr(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 // Schemas of the write tools.

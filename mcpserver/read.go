@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 
@@ -121,7 +122,7 @@ func (s *Server) searchWikiPages(ctx context.Context, c *call, in *wf.SearchWiki
 		return nil, err
 	}
 	pages, err := s.store.SearchWikiPages(ctx, wf.WikiSearch{
-		WorldIDs: worlds, Q: in.Q, Kind: in.Kind, Limit: orDefault(in.Limit, wf.DefaultSearchLimit),
+		WorldIDs: worlds, Q: in.Q, Kind: in.Kind, Limit: cmp.Or(in.Limit, wf.DefaultSearchLimit),
 	})
 	if err != nil {
 		return nil, storeErr(err)
@@ -138,7 +139,7 @@ func (s *Server) wikiPageHistory(ctx context.Context, c *call, in *wf.WikiPageHi
 	if err := s.ownerOrGM(ctx, c, p.WorldID); err != nil {
 		return nil, err
 	}
-	revs, err := s.store.WikiPageHistory(ctx, p.ID, orDefault(in.Limit, wf.DefaultHistoryLimit))
+	revs, err := s.store.WikiPageHistory(ctx, p.ID, cmp.Or(in.Limit, wf.DefaultHistoryLimit))
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -218,7 +219,7 @@ func (s *Server) searchAtlasNodes(ctx context.Context, c *call, in *wf.SearchAtl
 		return nil, err
 	}
 	nodes, err := s.store.SearchAtlasNodes(ctx, wf.AtlasSearch{
-		WorldIDs: worlds, Q: in.Q, Limit: orDefault(in.Limit, wf.DefaultSearchLimit),
+		WorldIDs: worlds, Q: in.Q, Limit: cmp.Or(in.Limit, wf.DefaultSearchLimit),
 	})
 	if err != nil {
 		return nil, storeErr(err)
@@ -234,7 +235,7 @@ func (s *Server) searchPOIs(ctx context.Context, c *call, in *wf.SearchPOIsArgs)
 		return nil, err
 	}
 	q := in.Request
-	q.Limit = orDefault(q.Limit, wf.DefaultPOILimit)
+	q.Limit = cmp.Or(q.Limit, wf.DefaultPOILimit)
 	if err := q.Check(); err != nil {
 		return nil, err
 	}
@@ -332,11 +333,4 @@ func rawEntities(list []wf.LoreEntity) []wf.RawEntity {
 		out = append(out, e.JSON)
 	}
 	return out
-}
-
-func orDefault(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
