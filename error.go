@@ -21,6 +21,12 @@ const (
 	EInternal         = "internal"
 	EUnavailable      = "unavailable"
 
+	// Abuse limits (package httpapi): transport refusals, never tool
+	// results.
+	ERateLimited   = "rate_limited"   // over a credential's rate or concurrency limit (429, Retry-After)
+	EForbiddenHost = "forbidden_host" // a Host or Origin the server does not serve (DNS-rebinding protection, 403)
+	ETooLarge      = "too_large"      // a REST request body over the limit (413)
+
 	// Resize refusals (worldforge_resize_world). Each renders as the bare
 	// code.
 	EFreeformGrid   = "freeform_grid"     // the world's map is a freeform image, not a grid

@@ -28,6 +28,8 @@ type Store interface {
 	// Secret returns the named server secret, creating it with gen on first
 	// use. Every replica on one database sees the same value.
 	Secret(ctx context.Context, name string, gen func() ([]byte, error)) ([]byte, error)
+	// ReplaceSecret stores a new value for the named secret (rotation).
+	ReplaceSecret(ctx context.Context, name string, value []byte) error
 
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -187,6 +189,41 @@ type LoreStore interface {
 	// CountLore counts a world's entities per collection (every collection
 	// present, zero included).
 	CountLore(ctx context.Context, worldID string) (map[string]int, error)
+	// ListLorePage returns one page of a collection's entities in id order
+	// (ids compare bytewise), read through an index: its cost does not
+	// grow with the world. An unknown collection is bad_request.
+	ListLorePage(ctx context.Context, q LorePageQuery) (*LorePage, error)
+	// LoreIssues returns the integrity issues of a world's lore (those of
+	// one collection's entities when collection is set) as
+	// engine/lore.Issues would find them, in its order: at most limit of
+	// them, and how many there are in all. Entities are validated when
+	// they are written, not here: the issues come from facts stored with
+	// each entity (see engine/lore.Facts), found with indexed queries.
+	LoreIssues(ctx context.Context, worldID, collection string, limit int) (issues []LoreIssue, total int, err error)
+}
+
+// LorePageQuery asks for one page of a collection of a world's lore.
+type LorePageQuery struct {
+	WorldID    string
+	Collection string
+	// After is the id of the last entity of the previous page: the page
+	// holds the entities with greater ids. "" starts at the beginning.
+	After string
+	// Limit is the most entities the page holds (DefaultLoreLimit when
+	// not positive).
+	Limit int
+	// MaxBytes, when positive, ends the page before the entity whose JSON
+	// would bring the page's total over it; a page holds at least one
+	// entity, however large.
+	MaxBytes int
+}
+
+// LorePage is one page of a collection's entities.
+type LorePage struct {
+	Items []LoreEntity
+	// More reports that the collection holds entities after the last of
+	// Items (a later page, asked for with After set to that entity's id).
+	More bool
 }
 
 // AuditStore keeps the audit log.

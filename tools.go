@@ -41,6 +41,15 @@ const (
 	DefaultPOILimit     = 50
 	MaxPOILimit         = 200
 	MaxQueryLength      = 200
+	// list_lore pages: entities per collection (limit), the most bytes of
+	// entity JSON one answer holds (the page ends early, never empty), the
+	// most issues listed (issues_total counts them all) and the longest
+	// cursor accepted.
+	DefaultLoreLimit = 100
+	MaxLoreLimit     = 1000
+	MaxLorePageBytes = 4 << 20
+	MaxLoreIssues    = 500
+	MaxCursorLength  = 1024
 )
 
 // IDArgs is the argument of the read_* tools that take one id.
@@ -101,6 +110,8 @@ type SearchPOIsArgs struct {
 type ListLoreArgs struct {
 	WorldID    string `json:"world_id" jsonschema:"the world's id"`
 	Collection string `json:"collection,omitempty" jsonschema:"one lore collection; all when absent"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"most entities per collection in this answer"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor (or a value of next_cursors) of an earlier answer: the next page of that collection"`
 }
 
 // CampaignList is the result of list_campaigns.
@@ -188,20 +199,36 @@ type LorePreset struct {
 	Entities map[string]int `json:"entities"`
 }
 
-// LoreOverview is the result of list_lore without a collection.
+// LoreOverview is the result of list_lore without a collection. Lore
+// holds the first page of each collection (in id order); a collection with
+// more entities than its page has its cursor in NextCursors, and its count
+// in Counts says how many there are in all.
 type LoreOverview struct {
 	Lore    map[string][]RawEntity `json:"lore"`
 	Counts  map[string]int         `json:"counts"`
 	Issues  []LoreIssue            `json:"issues"`
 	Presets []LorePreset           `json:"presets"`
+	// NextCursors maps each collection not listed whole to the cursor of
+	// its next page (list_lore {world_id, cursor}); absent when every
+	// collection is whole.
+	NextCursors map[string]string `json:"next_cursors,omitempty"`
+	// IssuesTotal counts the issues; Issues lists the first MaxLoreIssues.
+	IssuesTotal int `json:"issues_total"`
 }
 
-// LoreCollectionList is the result of list_lore with a collection.
+// LoreCollectionList is the result of list_lore with a collection (or a
+// cursor): one page of its entities, in id order.
 type LoreCollectionList struct {
 	Collection string         `json:"collection"`
 	Items      []RawEntity    `json:"items"`
 	Counts     map[string]int `json:"counts"`
 	Issues     []LoreIssue    `json:"issues"`
+	// NextCursor, when set, is the cursor of the next page; absent on the
+	// last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// IssuesTotal counts the collection's issues; Issues lists the first
+	// MaxLoreIssues.
+	IssuesTotal int `json:"issues_total"`
 }
 
 // Tool names of the world tools (direct writes, applied at once).

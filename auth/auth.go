@@ -4,14 +4,21 @@
 //
 //   - API keys "wk_live_<32 base32 characters>" (160 random bits). Only the
 //     SHA-256 of a key is stored; a plain hash is enough because the secret
-//     has full entropy, and the lookup is an indexed equality on the hash, so
-//     no comparison of the secret itself happens anywhere. A verified key is
+//     has full entropy. The lookup is an indexed equality on the hash, and
+//     the hash found is compared again with subtle.ConstantTimeCompare; the
+//     secret itself is never compared, logged or stored. A verified key is
 //     cached for at most CacheTTL (default 500 ms), which bounds how long a
 //     revocation through another replica takes to be honoured.
 //   - Session JWTs (HS256, via github.com/golang-jwt/jwt/v5) signed with a
 //     key kept in the store (secret "jwt-signing-key", made on first start),
 //     so a token minted by the CLI validates in every server on that
-//     database. A session carries scope "*" and an expiry.
+//     database. A session carries scope "*" and an expiry, and names its
+//     key in the "kid" header. RotateKey (worldforge token rotate-key)
+//     replaces the key: every token signed with the old one is refused from
+//     then on. Each server re-reads the key at most CacheTTL after it last
+//     did, and at once (at most every keyRecheck) when a token names a key
+//     it does not hold, so a rotation through one replica reaches the
+//     others within about a second.
 //
 // Either way the actor's effective owner is a user id checked to exist; a
 // credential whose user is gone authenticates with an empty owner, and the
@@ -22,7 +29,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base32"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,6 +51,9 @@ const (
 	keyBodyLen     = 32 // base32 characters of 20 bytes
 	secretName     = "jwt-signing-key"
 	issuer         = "worldforge"
+	// keyRecheck limits how often a token naming an unknown key makes the
+	// server re-read the signing key.
+	keyRecheck = 100 * time.Millisecond
 )
 
 // DefaultCacheTTL bounds how long a verified credential is trusted without
@@ -55,6 +67,7 @@ type Store interface {
 	worldforge.UserStore
 	worldforge.KeyStore
 	Secret(ctx context.Context, name string, gen func() ([]byte, error)) ([]byte, error)
+	ReplaceSecret(ctx context.Context, name string, value []byte) error
 }
 
 // Options configure an Authenticator. The zero value is usable.
@@ -68,13 +81,36 @@ type Options struct {
 
 // Authenticator verifies credentials and mints them.
 type Authenticator struct {
-	store  Store
-	jwtKey []byte
-	ttl    time.Duration
-	now    func() time.Time
+	store Store
+	ttl   time.Duration
+	now   func() time.Time
 
 	mu    sync.Mutex
 	cache map[string]cacheEntry
+
+	keyMu     sync.Mutex
+	jwtKey    signingKey
+	keyLoaded time.Time
+}
+
+// signingKey is the JWT signing key with its id.
+type signingKey struct {
+	secret []byte
+	id     string
+}
+
+func newSigningKey(secret []byte) (signingKey, error) {
+	if len(secret) < 32 {
+		return signingKey{}, fmt.Errorf("jwt signing key is %d bytes, want 32", len(secret))
+	}
+	sum := sha256.Sum256(secret)
+	return signingKey{secret: secret, id: hex.EncodeToString(sum[:8])}, nil
+}
+
+func randomKey() ([]byte, error) {
+	b := make([]byte, 32)
+	_, err := rand.Read(b)
+	return b, err
 }
 
 type cacheEntry struct {
@@ -95,19 +131,64 @@ func New(ctx context.Context, store Store, opts *Options) (*Authenticator, error
 			a.now = opts.Now
 		}
 	}
-	key, err := store.Secret(ctx, secretName, func() ([]byte, error) {
-		b := make([]byte, 32)
-		_, err := rand.Read(b)
-		return b, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load jwt signing key: %w", err)
+	if _, err := a.loadKey(ctx); err != nil {
+		return nil, err
 	}
-	if len(key) < 32 {
-		return nil, fmt.Errorf("load jwt signing key: stored key is %d bytes, want 32", len(key))
-	}
-	a.jwtKey = key
 	return a, nil
+}
+
+// loadKey reads the signing key from the store (making it on first use).
+func (a *Authenticator) loadKey(ctx context.Context) (signingKey, error) {
+	raw, err := a.store.Secret(ctx, secretName, randomKey)
+	if err != nil {
+		return signingKey{}, fmt.Errorf("load jwt signing key: %w", err)
+	}
+	k, err := newSigningKey(raw)
+	if err != nil {
+		return signingKey{}, fmt.Errorf("load jwt signing key: %w", err)
+	}
+	a.keyMu.Lock()
+	a.jwtKey, a.keyLoaded = k, a.now()
+	a.keyMu.Unlock()
+	return k, nil
+}
+
+// currentKey returns the signing key, re-reading it when it is older than
+// the cache TTL, or when wantID names another key and the last read is
+// older than keyRecheck.
+func (a *Authenticator) currentKey(ctx context.Context, wantID string) (signingKey, error) {
+	a.keyMu.Lock()
+	k, age := a.jwtKey, a.now().Sub(a.keyLoaded)
+	a.keyMu.Unlock()
+	stale := age >= a.ttl || (wantID != "" && wantID != k.id && age >= keyRecheck)
+	if !stale {
+		return k, nil
+	}
+	return a.loadKey(ctx)
+}
+
+// RotateKey replaces the JWT signing key with a new random one and returns
+// its id. Every token signed with the old key is refused from then on (by
+// other servers on the same database within about a second).
+func (a *Authenticator) RotateKey(ctx context.Context) (string, error) {
+	raw, err := randomKey()
+	if err != nil {
+		return "", fmt.Errorf("rotate jwt signing key: %w", err)
+	}
+	k, err := newSigningKey(raw)
+	if err != nil {
+		return "", err
+	}
+	if err := a.store.ReplaceSecret(ctx, secretName, raw); err != nil {
+		return "", fmt.Errorf("rotate jwt signing key: %w", err)
+	}
+	a.keyMu.Lock()
+	a.jwtKey, a.keyLoaded = k, a.now()
+	a.keyMu.Unlock()
+	a.mu.Lock()
+	clear(a.cache)
+	a.mu.Unlock()
+	return k.id, nil
 }
 
 // HashKey returns the stored form of an API key.
@@ -199,7 +280,13 @@ func (a *Authenticator) IssueToken(ctx context.Context, userID string, ttl time.
 			ID:        worldforge.NewID("jti"),
 		},
 	}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(a.jwtKey)
+	k, err := a.currentKey(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
+	tok.Header["kid"] = k.id
+	return tok.SignedString(k.secret)
 }
 
 // Authenticate verifies a bearer token and returns its actor. Any failure
@@ -259,7 +346,9 @@ func (a *Authenticator) verifyKey(ctx context.Context, secret string) (*worldfor
 	} else if err != nil {
 		return nil, fmt.Errorf("verify key: %w", err)
 	}
-	if k.RevokedAt != nil {
+	// The lookup was by hash; compare it again in constant time so that no
+	// code path compares credential material byte by byte.
+	if subtle.ConstantTimeCompare(k.Hash, HashKey(secret)) != 1 || k.RevokedAt != nil {
 		return nil, worldforge.ErrUnauthorized
 	}
 	owner, err := a.resolveOwner(ctx, k.UserID)
@@ -271,13 +360,28 @@ func (a *Authenticator) verifyKey(ctx context.Context, secret string) (*worldfor
 
 func (a *Authenticator) verifyJWT(ctx context.Context, token string) (*worldforge.Actor, time.Time, error) {
 	var c claims
-	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return a.jwtKey, nil },
+	var keyErr error
+	_, err := jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		k, err := a.currentKey(ctx, kid)
+		if err != nil {
+			keyErr = err
+			return nil, err
+		}
+		if kid != "" && kid != k.id {
+			return nil, worldforge.ErrUnauthorized
+		}
+		return k.secret, nil
+	},
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(issuer),
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(a.now),
 		jwt.WithStrictDecoding(), // one spelling per signature: no variants of an issued token
 	)
+	if keyErr != nil {
+		return nil, time.Time{}, keyErr
+	}
 	if err != nil || c.Subject == "" || c.Scope != worldforge.ScopeAll {
 		return nil, time.Time{}, worldforge.ErrUnauthorized
 	}

@@ -564,3 +564,57 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 	})
 }
+
+// TestRotateKey: after a rotation every token signed with the old key is
+// refused, by the rotating authenticator at once and by another one on
+// the same database once its cache TTL has passed; tokens signed with the
+// new key pass both at once.
+func TestRotateKey(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := context.Background()
+		u := newUser(t, db, "Ada")
+		clk := newClock()
+		a1 := newAuth(t, db, &auth.Options{Now: clk.Now})
+		a2 := newAuth(t, db, &auth.Options{Now: clk.Now})
+		old := issueToken(t, a1, u.ID, time.Hour)
+		for _, a := range []*auth.Authenticator{a1, a2} {
+			if _, err := a.Authenticate(ctx, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		kid, err := a1.RotateKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(kid) {
+			t.Errorf("key id %q", kid)
+		}
+		wantUnauthorized(t, a1, old, "old token, rotating authenticator")
+		fresh := issueToken(t, a1, u.ID, time.Hour)
+		if tok, _, err := jwt.NewParser().ParseUnverified(fresh, jwt.MapClaims{}); err != nil || tok.Header["kid"] != kid {
+			t.Errorf("new token's kid = %v (%v), want %s", tok.Header["kid"], err, kid)
+		}
+		clk.Advance(100 * time.Millisecond)
+		if actor, err := a2.Authenticate(ctx, fresh); err != nil || actor.UserID != u.ID {
+			t.Errorf("new token on the other authenticator: %v, %v", actor, err)
+		}
+		clk.Advance(auth.DefaultCacheTTL)
+		wantUnauthorized(t, a2, old, "old token, other authenticator after the cache TTL")
+		// One that saw no new token re-reads the key on its own schedule.
+		a3 := newAuth(t, db, &auth.Options{Now: clk.Now})
+		wantUnauthorized(t, a3, old, "old token, a fresh authenticator")
+		// A token naming the new key but signed with the old one fails.
+		forged := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": u.ID, "iss": "worldforge", "scope": "*", "exp": clk.Now().Add(time.Hour).Unix()})
+		forged.Header["kid"] = kid
+		oldKey := []byte("not the key at all, 32 bytes lon")
+		if s, err := forged.SignedString(oldKey); err == nil {
+			wantUnauthorized(t, a2, s, "token naming the new key, signed with another")
+		}
+		// A second rotation makes the first new token old as well.
+		if _, err := a2.RotateKey(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(auth.DefaultCacheTTL)
+		wantUnauthorized(t, a1, fresh, "after a second rotation elsewhere")
+	})
+}

@@ -24,14 +24,18 @@ func (c *Client) GetWorldSummary(ctx context.Context, worldID string) (*wf.World
 	return call[wf.WorldSummary](ctx, c, wf.ToolGetWorldSummary, wf.WorldArgs{WorldID: worldID})
 }
 
-// ListLore calls list_lore {world_id}: every collection with its entities
-// and counts, the integrity issues and the presets.
+// ListLore calls list_lore {world_id}: the first page of every collection
+// (NextCursors names the collections with more), the counts, the
+// integrity issues (the first worldforge.MaxLoreIssues; IssuesTotal counts
+// them all) and the presets. Further pages: CallToolInto with
+// worldforge.ListLoreArgs{WorldID, Cursor} into a worldforge.LoreCollectionList.
 func (c *Client) ListLore(ctx context.Context, worldID string) (*wf.LoreOverview, error) {
 	return call[wf.LoreOverview](ctx, c, wf.ToolListLore, wf.ListLoreArgs{WorldID: worldID})
 }
 
-// ListLoreCollection calls list_lore {world_id, collection}: one
-// collection's entities (collection is one of worldforge.LoreCollections).
+// ListLoreCollection calls list_lore {world_id, collection}: the first page
+// of one collection's entities (collection is one of
+// worldforge.LoreCollections); NextCursor is set when more follow.
 // It is the spec's listLore(worldId, collection) with the collection given,
 // which answers a different shape.
 func (c *Client) ListLoreCollection(ctx context.Context, worldID, collection string) (*wf.LoreCollectionList, error) {

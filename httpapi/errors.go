@@ -25,6 +25,9 @@ var codeStatus = map[string]int{
 	worldforge.EVersionConflict:  http.StatusConflict,
 	worldforge.EUnauthorized:     http.StatusUnauthorized,
 	worldforge.EUnavailable:      http.StatusServiceUnavailable,
+	worldforge.ERateLimited:      http.StatusTooManyRequests,
+	worldforge.EForbiddenHost:    http.StatusForbidden,
+	worldforge.ETooLarge:         http.StatusRequestEntityTooLarge,
 	worldforge.EInternal:         http.StatusInternalServerError,
 }
 
@@ -47,6 +50,10 @@ func writeError(w http.ResponseWriter, err error) {
 	}
 	if code == worldforge.EUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="worldforge"`)
+	}
+	if code == worldforge.EUnavailable && w.Header().Get("Retry-After") == "" {
+		// The database is away or full: try again shortly.
+		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, StatusOf(code), body)
 }

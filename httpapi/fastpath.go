@@ -109,7 +109,6 @@ func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byt
 	version := h.Get("Mcp-Protocol-Version")
 	isNew, ok := fastProtocols[version]
 	if !ok ||
-		!hostAllowed(r) ||
 		baseMediaType(h.Get("Content-Type")) != "application/json" ||
 		!acceptsJSONAndStream(h.Values("Accept")) ||
 		len(h.Values("Last-Event-ID")) > 0 {
@@ -306,16 +305,10 @@ func remarshal(from, to any) error {
 	return sdkUnmarshal(data, to)
 }
 
-// hostAllowed mirrors the go-sdk's DNS-rebinding guard: a request that
-// arrived on a loopback address must name a loopback host.
-func hostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil || !isLoopback(local.String()) {
-		return true
-	}
-	return isLoopback(r.Host)
-}
-
+// isLoopback mirrors the go-sdk's test of a loopback address or host
+// (internal/util.IsLoopback). The Host/Origin check itself (the go-sdk's
+// DNS-rebinding guard, which is turned off there) runs in front of both
+// paths: see hostPolicy in limits.go.
 func isLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

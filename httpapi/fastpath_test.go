@@ -67,11 +67,18 @@ func send(t testing.TB, url string, header http.Header, host, body string) answe
 	}
 	h := resp.Header.Clone()
 	h.Del("Date")
+	// Every response has a request id of its own (observe.go), on both
+	// paths alike.
+	if len(h.Values("X-Request-Id")) != 1 {
+		t.Errorf("response has X-Request-Id %q, want one", h.Values("X-Request-Id"))
+	}
+	h.Del("X-Request-Id")
 	return answer{resp.StatusCode, h, string(b)}
 }
 
 // compare sends one request to both servers and requires the same status,
-// headers (but Date) and body, and the same number of audit rows written.
+// headers (but Date and X-Request-Id) and body, and the same number of
+// audit rows written.
 // It returns whether the fast path answered it.
 func (p *pair) compare(t testing.TB, header http.Header, host, body string) bool {
 	t.Helper()

@@ -17,6 +17,13 @@ import (
 // so that proxies and clients see it alive.
 const sseKeepAlive = 25 * time.Second
 
+// sseWriteTimeout bounds one keep-alive write of an open stream. The
+// server's WriteTimeout (ConnLimits), which would fail the first keep-alive
+// written after it, is lifted for the stream, which is meant to stay open;
+// a client that stops reading is still cut off. (net/http itself lifts the
+// read deadline once a request without a body is read.)
+const sseWriteTimeout = 10 * time.Second
+
 // serveMCP is the /mcp endpoint (after authentication):
 //
 //	POST    JSON-RPC, handled by the go-sdk's stateless streamable handler
@@ -88,6 +95,8 @@ func (s *Server) serveMCPStream(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal"})
 		return
 	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -103,6 +112,7 @@ func (s *Server) serveMCPStream(w http.ResponseWriter, r *http.Request) {
 		case <-s.closing:
 			return
 		case <-tick.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return
 			}

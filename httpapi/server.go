@@ -21,6 +21,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/metrics"
+	"github.com/worldforge-go/worldforge/internal/obs"
 	"github.com/worldforge-go/worldforge/review"
 )
 
@@ -48,6 +50,19 @@ type Options struct {
 	// MaxBodyBytes limits request bodies (413 beyond); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+
+	// Abuse limits: rate, concurrency and the Host/Origin check, in front
+	// of every /mcp and REST route (limits.go).
+	Limits Limits
+
+	// Operations (observe.go): /healthz, /readyz, /metrics, request logs.
+
+	// Ready is GET /readyz's check; nil uses the Store's Ready(ctx) method
+	// when it has one (sqlstore.DB does), else only the process being up.
+	Ready func(ctx context.Context) error
+	// DisableMetrics turns GET /metrics and the metrics off. By default
+	// they are on, unauthenticated, on the server's own listen address.
+	DisableMetrics bool
 }
 
 // Server is the HTTP handler.
@@ -61,6 +76,15 @@ type Server struct {
 	fastN   atomic.Uint64
 	closing chan struct{}
 	once    sync.Once
+
+	// Abuse limits (limits.go).
+	hosts   *hostPolicy
+	perCred *limiter // per credential: rate and concurrency
+	perIP   *limiter // per remote IP: failed authentications
+
+	// Operations (observe.go).
+	metrics *metrics.Metrics // nil with DisableMetrics
+	ready   func(context.Context) error
 }
 
 // New returns the HTTP handler for the given parts.
@@ -72,6 +96,10 @@ func New(opts Options) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	lim := opts.Limits
+	s.hosts = newHostPolicy(lim.AllowedHosts)
+	s.perCred = newLimiter(lim.Rate, lim.Burst, lim.MaxConcurrent, nil)
+	s.perIP = newLimiter(lim.Rate, lim.Burst, 0, nil)
 	if opts.Tools != nil {
 		fast, err := newFastResponder(opts.Tools)
 		if err != nil {
@@ -87,6 +115,9 @@ func New(opts Options) *Server {
 		JSONResponse:        true,
 		Logger:              s.log,
 		MaxRequestBodyBytes: opts.MaxBodyBytes,
+		// guarded (limits.go) checks Host and Origin in front of every
+		// route, the go-sdk's rule included.
+		DisableLocalhostProtection: true,
 	})
 	// The go-sdk hands auth.TokenInfo from the request context to every
 	// tool handler; its middleware is the only way to put it there. We have
@@ -104,18 +135,19 @@ func New(opts Options) *Server {
 		}, nil
 	}, nil)(sdk)
 
-	s.mux.Handle("/mcp", s.authenticated(http.HandlerFunc(s.serveMCP)))
+	s.mux.Handle("/mcp", s.guarded(http.HandlerFunc(s.serveMCP)))
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.pattern, s.authenticated(gate(rt.scopes, rt.handler)))
+		s.mux.Handle(rt.pattern, s.guarded(gate(rt.scopes, rt.handler)))
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, worldforge.ErrNotFound)
 	})
+	s.initOperations()
 	return s
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.observe(w, r) }
 
 // FastPathCalls is how many requests the fast path has answered.
 func (s *Server) FastPathCalls() uint64 { return s.fastN.Load() }
@@ -129,18 +161,19 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := bearerToken(r.Header.Get("Authorization"))
 		if !ok {
-			writeError(w, worldforge.ErrUnauthorized)
+			s.authFailed(w, r, worldforge.ErrUnauthorized)
 			return
 		}
 		actor, err := s.opts.Auth.Authenticate(r.Context(), token)
 		if err != nil {
 			if !errors.Is(err, worldforge.ErrUnauthorized) {
-				s.log.Error("authenticate", "err", err)
+				s.log.ErrorContext(r.Context(), "authenticate", "err", err)
 				err = &worldforge.Error{Code: worldforge.EUnavailable}
 			}
-			writeError(w, err)
+			s.authFailed(w, r, err)
 			return
 		}
+		obs.FromContext(r.Context()).SetActor(actor.UserID, actor.KeyID)
 		next.ServeHTTP(w, r.WithContext(worldforge.NewContext(r.Context(), actor)))
 	})
 }

@@ -65,7 +65,7 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, lenient
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return worldforge.BadRequest("body exceeds %d bytes", mbe.Limit)
+			return worldforge.Errorf(worldforge.ETooLarge, "body exceeds %d bytes", mbe.Limit)
 		}
 		return worldforge.BadRequest("could not read the body")
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -22,20 +24,50 @@ var toolkitClientScenarios = []string{
 	"request-metadata",
 }
 
-// toolkitClientKnownGaps are the client scenarios mcpkit cannot run yet:
-// every auth/* scenario needs an OAuth 2.1 client (metadata discovery,
-// dynamic or pre-registration, PKCE, token endpoint auth, scope step-up),
-// and mcpkit has none. Not run.
-var toolkitClientKnownGaps = []string{
-	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
-	"auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
-	"auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
-	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-	"auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
-	"auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
-	"auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
-	"auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer",
-	"auth/iss-unexpected", "auth/iss-normalized", "auth/metadata-issuer-mismatch",
+// toolkitAuthScenarios are the suite's OAuth client scenarios (`conformance
+// list --client`: every auth/* one, the 2026-07-28 and extension ones
+// included), each with the SUCCESS checks mcpkit's client earned when they
+// were recorded (suite 0.2.0-alpha.12). The test fails on any FAILURE or
+// WARNING and on fewer successes than recorded. The scenarios marked
+// "refuses" pass by the client giving up (it exits non-zero).
+var toolkitAuthScenarios = []struct {
+	name      string
+	successes int
+}{
+	{"auth/metadata-default", 19},
+	{"auth/metadata-var1", 19},
+	{"auth/metadata-var2", 19},
+	{"auth/metadata-var3", 19},
+	{"auth/basic-cimd", 14},
+	{"auth/scope-from-www-authenticate", 15},
+	{"auth/scope-from-scopes-supported", 15},
+	{"auth/scope-omitted-when-undefined", 15},
+	{"auth/scope-step-up", 23},
+	{"auth/scope-retry-limit", 10}, // refuses a scope upgrade that never helps
+	{"auth/token-endpoint-auth-basic", 20},
+	{"auth/token-endpoint-auth-post", 20},
+	{"auth/token-endpoint-auth-none", 20},
+	{"auth/pre-registration", 14},
+	{"auth/2025-03-26-oauth-metadata-backcompat", 13},
+	{"auth/2025-03-26-oauth-endpoint-fallback", 8},
+	{"auth/resource-mismatch", 3}, // refuses
+	{"auth/offline-access-scope", 16},
+	{"auth/offline-access-not-supported", 15},
+	{"auth/authorization-server-migration", 28},
+	{"auth/iss-supported", 15},
+	{"auth/iss-not-advertised", 15},
+	{"auth/iss-supported-missing", 13},   // refuses
+	{"auth/iss-wrong-issuer", 13},        // refuses
+	{"auth/iss-unexpected", 13},          // refuses
+	{"auth/iss-normalized", 13},          // refuses
+	{"auth/metadata-issuer-mismatch", 5}, // refuses
+	// Extensions.
+	{"auth/client-credentials-jwt", 9},
+	{"auth/client-credentials-basic", 9},
+	{"auth/enterprise-managed-authorization", 10},
+	{"auth/dpop", 12},
+	{"auth/dpop-nonce", 14},
+	{"auth/wif-jwt-bearer", 9},
 }
 
 // conformanceSuite returns the interop directory, the pinned Node 22
@@ -121,7 +153,44 @@ func TestToolkitClientConformance(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("not run (mcpkit has no OAuth client): %s", strings.Join(toolkitClientKnownGaps, ", "))
+}
+
+// TestToolkitClientAuthConformance runs the suite's OAuth client scenarios
+// against mcpkit's Client (the conformance-client program gives the server
+// an mcpkit.OAuthConfig; mcpkit does the flow), in parallel.
+func TestToolkitClientAuthConformance(t *testing.T) {
+	dir, node22, suite := conformanceSuite(t)
+	bin := goBuild(t, dir, "./conformance-client")
+	var (
+		mu      sync.Mutex
+		results []string
+	)
+	t.Cleanup(func() {
+		slices.Sort(results)
+		t.Logf("auth scenarios (%d):\n%s", len(results), strings.Join(results, "\n"))
+	})
+	for _, sc := range toolkitAuthScenarios {
+		t.Run(strings.ReplaceAll(sc.name, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			outDir := t.TempDir()
+			_, err := run(t, dir, 90*time.Second, node22, suite, "client",
+				"--command", bin, "--scenario", sc.name, "--output-dir", outDir, "--timeout", "30000")
+			checks := readChecks(t, outDir)
+			counts := judgeChecks(t, sc.name, checks, nil, err)
+			for _, c := range checks {
+				if c.Status == "WARNING" {
+					t.Errorf("WARNING %s: %s", c.ID, c.ErrorMessage)
+				}
+			}
+			if counts["SUCCESS"] < sc.successes {
+				t.Errorf("scenario %s: %d checks passed, %d recorded", sc.name, counts["SUCCESS"], sc.successes)
+			}
+			mu.Lock()
+			results = append(results, fmt.Sprintf("%-45s passed %2d, failed %d, warnings %d",
+				sc.name, counts["SUCCESS"], counts["FAILURE"], counts["WARNING"]))
+			mu.Unlock()
+		})
+	}
 }
 
 // toolkitProviderScenarios are the suite's server scenarios run against

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,7 +30,9 @@ const maxListPages = 10000
 // ClientOptions configures a Client. The zero value (or nil) gives the
 // defaults. The handlers are called with the server's name; they run on
 // the connection's reader and must not block: hand long work to a
-// goroutine.
+// goroutine. What the server sends in the course of a request made with
+// WithRequestHooks goes to that request's hooks instead (see
+// RequestHooks).
 type ClientOptions struct {
 	// Implementation is the identity sent in the handshake
 	// (default: worldforge-mcpkit 0.1.0).
@@ -76,11 +77,22 @@ type ClientOptions struct {
 	// OnElicit answers the server's requests for user input. Without it
 	// every request is declined.
 	OnElicit func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// OnSample answers the server's sampling requests
+	// (sampling/createMessage). The client declares the sampling
+	// capability only when it is set; RequestHooks.OnSample needs it set
+	// too (it answers what no request's hook takes).
+	OnSample func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	// OnProgress, if set, receives progress notifications; CallTool then
 	// attaches a progress token to each call.
 	OnProgress func(server string, p *mcp.ProgressNotificationParams)
 	// OnLog receives the server's log messages (they also go to Logger).
 	OnLog func(server string, p *mcp.LoggingMessageParams)
+	// OAuthAuthorize shows the user the authorization requests of servers
+	// with an OAuth configuration (ServerConfig.OAuth), for example with
+	// OAuthLoopbackAuthorizer. Without it the client fetches the
+	// authorization URL itself and takes the code from an immediate
+	// redirect, which works only where no user is asked.
+	OAuthAuthorize OAuthAuthorizeFunc
 }
 
 // ReconnectPolicy makes a faulted client reconnect: at once when the
@@ -115,6 +127,11 @@ type Client struct {
 	events  phaseQueue
 
 	progressSeq atomic.Int64
+	routes      routeTable // requests in flight, for routing what servers send back (route.go)
+	watchers    watcherSet // a gateway's listeners (route.go)
+	// logLevel is asked of the server (ClientOptions.LogLevel,
+	// SetLogLevel); guarded by mu.
+	logLevel mcp.LoggingLevel
 
 	mu        sync.Mutex
 	phase     Phase
@@ -128,6 +145,7 @@ type Client struct {
 	nres      int // resources, as last listed
 	nprompts  int // prompts, as last listed
 	refresh   refreshState
+	oauth     oauthHolder // OAuth tokens, kept across reconnects (oauth.go)
 }
 
 // attempt is a connect round that concurrent callers share.
@@ -160,29 +178,28 @@ func NewClient(cfg ServerConfig, opts *ClientOptions) *Client {
 	if c.opts.MaxMessageSize <= 0 {
 		c.opts.MaxMessageSize = DefaultMaxMessageSize
 	}
-	c.events.fn = c.opts.OnPhase
+	c.events.fn = c.phaseChanged
+	c.logLevel = c.opts.LogLevel
 
-	c.sdk = mcp.NewClient(c.opts.Implementation, &mcp.ClientOptions{
-		Logger:                     c.log,
-		ElicitationHandler:         c.elicit,
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged(kindTools) },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.listChanged(kindPrompts) },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.listChanged(kindResources) },
-		ResourceUpdatedHandler:     c.resourceUpdated,
-		LoggingMessageHandler:      c.serverLog,
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			if c.opts.OnProgress != nil {
-				c.opts.OnProgress(c.cfg.Name, req.Params)
-			}
-		},
-	})
+	sdkOpts := &mcp.ClientOptions{
+		Logger:                      c.log,
+		ElicitationHandler:          c.elicit,
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.listChanged(kindTools) },
+		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { c.listChanged(kindPrompts) },
+		ResourceListChangedHandler:  func(context.Context, *mcp.ResourceListChangedRequest) { c.listChanged(kindResources) },
+		ResourceUpdatedHandler:      c.resourceUpdated,
+		LoggingMessageHandler:       c.serverLog,
+		ProgressNotificationHandler: c.progress,
+	}
+	if c.opts.OnSample != nil {
+		sdkOpts.CreateMessageHandler = c.sample // declares sampling
+	}
+	c.sdk = mcp.NewClient(c.opts.Implementation, sdkOpts)
 	if len(c.opts.Roots) > 0 {
 		c.sdk.AddRoots(c.opts.Roots...)
 	}
-	c.sdk.AddReceivingMiddleware(c.watchAcks)
-	if c.opts.LogLevel != "" {
-		c.sdk.AddSendingMiddleware(c.requestLogLevel)
-	}
+	c.sdk.AddReceivingMiddleware(c.watchAcks, c.routeIncoming)
+	c.sdk.AddSendingMiddleware(c.requestLogLevel)
 	return c
 }
 
@@ -765,7 +782,10 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 			return fail(c.newError(CodeConfigError, "", errOp{}, string(kind)+" server has no URL", nil))
 		}
 		s.http = &httpWatch{}
-		hc := httpClient(&c.cfg, s.http)
+		hc, herr := c.sessionHTTPClient(s.http) // with OAuth beneath the headers, if configured
+		if herr != nil {
+			return fail(herr)
+		}
 		if kind == TransportHTTP {
 			t = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
 		} else {
@@ -787,6 +807,9 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 	}()
 	cs, err := c.sdk.Connect(connCtx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.opts.ProtocolVersion})
 	if err != nil {
+		if oe := oauthFailure(err); oe != nil {
+			return fail(oe) // the OAuth flow's own error says more than "handshake failed"
+		}
 		return fail(c.connectError(ctx, s, err))
 	}
 	s.cs = cs
@@ -864,8 +887,8 @@ func (c *Client) afterHandshake(ctx context.Context, s *session) *Error {
 		// that no change after Connect returns goes unnoticed.
 		s.awaitAck(ctx, func(*mcp.SubscriptionsAcknowledgedParams) bool { return true })
 	}
-	if c.opts.LogLevel != "" && !newProtocol && caps.Logging != nil {
-		if err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: c.opts.LogLevel}); err != nil {
+	if level := c.LogLevel(); level != "" && !newProtocol && caps.Logging != nil {
+		if err := s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
 			c.log.Warn("mcpkit: server refused logging/setLevel", "server", c.cfg.Name, "error", err)
 		}
 	}
@@ -956,7 +979,8 @@ func listAll[T any](ctx context.Context, page func(ctx context.Context, cursor s
 }
 
 // do runs one request on the live session with the request timeout and
-// maps its error.
+// maps its error. While it runs, what the server sends in its course is
+// routed to it (route.go).
 func (c *Client) do(ctx context.Context, op errOp, fn func(ctx context.Context, cs *mcp.ClientSession) error) error {
 	s, err := c.session(ctx, false)
 	if err != nil {
@@ -964,9 +988,13 @@ func (c *Client) do(ctx context.Context, op errOp, fn func(ctx context.Context, 
 	}
 	callCtx, release := s.track(ctx)
 	defer release()
+	r := c.routes.begin(c, s.cs, requestHooksFrom(ctx))
+	defer c.routes.end(r)
+	callCtx = context.WithValue(callCtx, inflightKey{}, r)
 	if err := fn(callCtx, s.cs); err != nil {
 		return c.mapCallError(ctx, callCtx, s, op, err)
 	}
+	c.settle(callCtx, s, r)
 	return nil
 }
 
@@ -983,8 +1011,8 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	var res *mcp.CallToolResult
 	err := c.do(ctx, errOp{method: methodCallTool, name: name}, func(ctx context.Context, cs *mcp.ClientSession) error {
 		p := &mcp.CallToolParams{Name: name, Arguments: args}
-		if c.opts.OnProgress != nil {
-			p.SetProgressToken(c.cfg.Name + "-" + strconv.FormatInt(c.progressSeq.Add(1), 10))
+		if tok := c.progressToken(ctx); tok != "" {
+			p.SetProgressToken(tok)
 		}
 		var err error
 		res, err = cs.CallTool(ctx, p)
@@ -1067,7 +1095,11 @@ func (c *Client) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	var res *mcp.ReadResourceResult
 	err := c.do(ctx, errOp{method: methodReadResource, name: uri}, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
-		res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		p := &mcp.ReadResourceParams{URI: uri}
+		if tok := c.progressToken(ctx); tok != "" {
+			p.SetProgressToken(tok)
+		}
+		res, err = cs.ReadResource(ctx, p)
 		return err
 	})
 	if err != nil {
@@ -1081,13 +1113,76 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	var res *mcp.GetPromptResult
 	err := c.do(ctx, errOp{method: methodGetPrompt, name: name}, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
-		res, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		p := &mcp.GetPromptParams{Name: name, Arguments: args}
+		if tok := c.progressToken(ctx); tok != "" {
+			p.SetProgressToken(tok)
+		}
+		res, err = cs.GetPrompt(ctx, p)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// ListResourceTemplates lists the server's resource templates (all
+// pages).
+func (c *Client) ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
+	var out []*mcp.ResourceTemplate
+	err := c.do(ctx, errOp{method: "resources/templates/list"}, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		out, err = listAll(ctx, func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
+			res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			return res.ResourceTemplates, res.NextCursor, nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Complete asks the server for completions of a prompt's or resource
+// template's argument (completion/complete). Errors: those of CallTool.
+func (c *Client) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	var res *mcp.CompleteResult
+	err := c.do(ctx, errOp{method: "completion/complete"}, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.Complete(ctx, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// SetLogLevel asks the server for log messages at level and above,
+// replacing ClientOptions.LogLevel: at once with logging/setLevel (a
+// server that offers logging, before 2026-07-28), again on every later
+// connection, and with each request on 2026-07-28, where the level is
+// per request. The level is kept even when the request fails.
+func (c *Client) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	c.mu.Lock()
+	c.logLevel = level
+	c.mu.Unlock()
+	return c.do(ctx, errOp{method: "logging/setLevel"}, func(ctx context.Context, cs *mcp.ClientSession) error {
+		init := cs.InitializeResult()
+		if init == nil || init.ProtocolVersion >= "2026-07-28" || init.Capabilities == nil || init.Capabilities.Logging == nil {
+			return nil
+		}
+		return cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+	})
+}
+
+// LogLevel returns the log level asked of the server ("" for none).
+func (c *Client) LogLevel() mcp.LoggingLevel {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.logLevel
 }
 
 // Subscribe asks for OnResourceUpdated calls when the resource changes.
@@ -1284,28 +1379,80 @@ func (c *Client) listChanged(kind listKind) {
 }
 
 func (c *Client) resourceUpdated(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-	if h := c.opts.OnResourceUpdated; h != nil && req.Params != nil {
+	if req.Params == nil {
+		return
+	}
+	if h := c.opts.OnResourceUpdated; h != nil {
 		h(c.cfg.Name, req.Params.URI)
 	}
+	c.watchers.each(func(w *clientWatcher) {
+		if w.updated != nil {
+			w.updated(c.cfg.Name, req.Params.URI)
+		}
+	})
+}
+
+// hooksOf returns the hooks of the request that routeIncoming found for
+// a message (nil if none).
+func (c *Client) hooksOf(ctx context.Context) *RequestHooks {
+	if r := c.inflightFrom(ctx); r != nil {
+		return r.hooks
+	}
+	return nil
 }
 
 func (c *Client) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if h := c.hooksOf(ctx); h != nil && h.OnElicit != nil {
+		return h.OnElicit(ctx, req.Params)
+	}
 	if c.opts.OnElicit == nil {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	return c.opts.OnElicit(ctx, c.cfg.Name, req.Params)
 }
 
-// serverLog forwards a server's log message to the logger and OnLog.
+// sample answers a sampling request (registered only with OnSample).
+func (c *Client) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	if h := c.hooksOf(ctx); h != nil && h.OnSample != nil {
+		return h.OnSample(ctx, req.Params)
+	}
+	return c.opts.OnSample(ctx, c.cfg.Name, req.Params)
+}
+
+func (c *Client) progress(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req.Params == nil {
+		return
+	}
+	if h := c.hooksOf(ctx); h != nil && h.OnProgress != nil {
+		h.OnProgress(req.Params)
+		return
+	}
+	if c.opts.OnProgress != nil {
+		c.opts.OnProgress(c.cfg.Name, req.Params)
+	}
+}
+
+// serverLog forwards a server's log message to the logger and to the
+// hook of the request it came in the course of, else to OnLog (and a
+// gateway's watchers).
 func (c *Client) serverLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	p := req.Params
 	if p == nil {
 		return
 	}
 	c.log.Log(ctx, slogLevel(p.Level), "server log", "server", c.cfg.Name, "logger", p.Logger, "data", p.Data)
+	if h := c.hooksOf(ctx); h != nil && h.OnLog != nil {
+		h.OnLog(p)
+		return
+	}
 	if c.opts.OnLog != nil {
 		c.opts.OnLog(c.cfg.Name, p)
 	}
+	c.watchers.each(func(w *clientWatcher) {
+		if w.log != nil {
+			w.log(c.cfg.Name, p)
+		}
+	})
 }
 
 func slogLevel(l mcp.LoggingLevel) slog.Level {
@@ -1321,11 +1468,16 @@ func slogLevel(l mcp.LoggingLevel) slog.Level {
 	}
 }
 
-// requestLogLevel adds the log level to every request of a 2026-07-28
-// session, where the level is per request rather than per session.
+// requestLogLevel adds the log level (the request's hook's, else the
+// client's) to every request of a 2026-07-28 session, where the level is
+// per request rather than per session.
 func (c *Client) requestLogLevel(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if cs, ok := req.GetSession().(*mcp.ClientSession); ok {
+		level := c.LogLevel()
+		if h := c.hooksOf(ctx); h != nil && h.LogLevel != "" {
+			level = h.LogLevel
+		}
+		if cs, ok := req.GetSession().(*mcp.ClientSession); ok && level != "" {
 			if init := cs.InitializeResult(); init != nil && init.ProtocolVersion >= "2026-07-28" {
 				if p := req.GetParams(); !isNilParams(p) && !strings.HasPrefix(method, "notifications/") {
 					m := p.GetMeta()
@@ -1333,7 +1485,7 @@ func (c *Client) requestLogLevel(next mcp.MethodHandler) mcp.MethodHandler {
 						m = map[string]any{}
 					}
 					if _, ok := m[mcp.MetaKeyLogLevel]; !ok {
-						m[mcp.MetaKeyLogLevel] = c.opts.LogLevel
+						m[mcp.MetaKeyLogLevel] = level
 						p.SetMeta(m)
 					}
 				}
@@ -1439,6 +1591,21 @@ func (c *Client) ackFor(cs *mcp.ClientSession, p *mcp.SubscriptionsAcknowledgedP
 		}
 	}
 	s.ackMu.Unlock()
+}
+
+// phaseChanged tells OnPhase, and a gateway's watchers that the client is
+// ready (again).
+func (c *Client) phaseChanged(ev PhaseChange) {
+	if c.opts.OnPhase != nil {
+		c.opts.OnPhase(ev)
+	}
+	if ev.To == PhaseReady {
+		c.watchers.each(func(w *clientWatcher) {
+			if w.ready != nil {
+				w.ready(c.cfg.Name)
+			}
+		})
+	}
 }
 
 // phaseQueue delivers phase changes to fn in order, on a goroutine that

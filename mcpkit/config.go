@@ -38,6 +38,7 @@ type ServerEntry struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"` // milliseconds
 	Enabled *bool             `json:"enabled,omitempty"` // nil: enabled
+	OAuth   *OAuthEntry       `json:"oauth,omitempty"`   // http and sse only
 }
 
 // ExampleConfig returns the example configuration of the original API: a
@@ -160,6 +161,14 @@ func ProjectConfigPath(cwd string) string {
 // type. An entry with a command is a stdio server; one with a url is a
 // streamable-HTTP server, or a legacy SSE server with "type": "sse".
 // Unknown fields are ignored, so files written for other hosts load.
+//
+// An http or sse entry may have an "oauth" object (see OAuthEntry and
+// OAuthConfig), which is checked strictly: an unknown key, a bad URL or a
+// grant without what it needs disables the entry with an error naming the
+// field (secrets are never shown). For example:
+//
+//	"oauth": {"clientId": "mcp-host", "clientSecretEnv": "MCP_SECRET",
+//	          "scopes": ["mcp:read"], "redirectUri": "http://127.0.0.1:33418/callback"}
 //
 // ${VAR} and ${VAR:-default} are expanded in command, args, env values,
 // cwd, url and header values. A variable set to the empty string counts as
@@ -586,6 +595,16 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fail("env", "bad variable name %q", k)
 		}
+	}
+	if v, ok := fields["oauth"]; ok && !isJSONNull(v) {
+		if _, ok := headerValue(sc.Headers, "Authorization"); ok {
+			return fail("oauth", "conflicts with the Authorization header")
+		}
+		oc, oerr := parseOAuthEntry(v, file, kind, getenv)
+		if oerr != nil {
+			return fail(oerr.field, "%s", oerr.msg)
+		}
+		sc.OAuth = oc
 	}
 	pe.server, pe.enabled = sc, enabled
 	return pe

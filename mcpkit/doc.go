@@ -7,15 +7,53 @@
 //   - Client: one connection to one server over stdio (a child process),
 //     streamable HTTP or the legacy HTTP+SSE transport, with an observable
 //     Phase (idle → connecting → ready → closing → closed | faulted),
-//     timeouts, pagination, notifications and an opt-in reconnect policy.
+//     timeouts, pagination, notifications and an opt-in reconnect policy;
+//     OAuth 2.1 for HTTP servers (OAuthConfig: discovery, registration,
+//     PKCE, refresh, step-up, client credentials, DPoP).
 //   - Fleet: many clients under one lifecycle (connect in parallel, isolate
 //     failures, status, add/remove/reload).
 //   - Config: the toolkit's own file format and the widespread mcpServers
 //     format, user and project files merged, ${VAR} expansion.
 //   - Registry: tools for an agent under qualified names that model APIs
 //     accept, with argument validation against each tool's JSON Schema.
-//   - Provider: local tools served as an MCP server over stdio or any
-//     go-sdk transport.
+//   - Provider: local tools, resources, resource templates and prompts
+//     served as an MCP server over stdio or any go-sdk transport.
+//   - Mount and NewGateway: a fleet's tools, resources, resource templates
+//     and prompts behind one MCP server, with what the servers send back
+//     in the course of a call (progress, logs, sampling, elicitation)
+//     relayed to the client that made it, and logging levels,
+//     subscriptions and completions passed on to the servers.
+//
+// # What servers send back in the course of a request
+//
+// A server may send progress, log messages, and sampling and elicitation
+// requests while it works on one of the client's requests. They go to the
+// ClientOptions handlers (OnProgress, OnLog, OnSample, OnElicit) unless the
+// request was made with a context from WithRequestHooks, whose hooks then
+// take them for that request — which is how a gateway hands each to the
+// session that made the call. The client finds the request a message
+// belongs to by, in order:
+//
+//   - the go-sdk's own context: on 2026-07-28, sampling and elicitation
+//     come back as input requests that the go-sdk answers inside the
+//     request (multi round-trip), so there is no doubt;
+//   - the HTTP stream: on streamable HTTP a server sends what belongs to a
+//     request on that request's event stream, which the client reads as it
+//     passes; what comes on the session's own stream belongs to none;
+//   - the progress token: each request with someone listening for its
+//     progress carries a token of the client's own;
+//   - otherwise (stdio, legacy SSE), where nothing on the wire says: the
+//     only request in flight on the connection, if there is just one.
+//
+// What no request takes goes to ClientOptions. The client declares the
+// sampling capability only with ClientOptions.OnSample. A request returns
+// only after the progress and log notifications that came ahead of its
+// answer have been handed to the handlers (waiting at most a second), so
+// that whoever listens sees them before the result — on streamable HTTP
+// those of its own stream, on stdio every one read so far; legacy SSE
+// gives no such order. When a streamable HTTP server closes a request's
+// stream before answering (SEP-1699), RequestHooks.OnStreamClosed is told;
+// the client resumes the stream itself.
 //
 // Errors are *Error values carrying one of the 13 codes (CONNECTION_FAILED …
 // SESSION_ERROR) and, for faults of a live connection, a FaultKind; match

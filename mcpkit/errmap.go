@@ -331,6 +331,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
 			t.watch.status.Store(int32(resp.StatusCode))
 		}
+		tapStream(req, resp) // the event stream of one of our requests (route.go)
 	}
 	return resp, err
 }

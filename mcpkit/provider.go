@@ -71,8 +71,9 @@ type Provider struct {
 	httpOp *mcp.StreamableHTTPOptions
 	mu     sync.Mutex // serializes AddTool/RemoveTool across reg and server; guards resources and prompts
 
-	resources map[string]Resource // by URI
-	prompts   map[string]Prompt   // by name
+	resources map[string]Resource         // by URI
+	templates map[string]ResourceTemplate // by URI template
+	prompts   map[string]Prompt           // by name
 }
 
 // NewProvider returns a provider with info as its identity (empty fields
@@ -153,8 +154,9 @@ func validMCPToolName(name string) bool {
 }
 
 // Server returns the underlying go-sdk server, for what the Provider does
-// not wrap (resource templates …). Add tools, resources and prompts
-// through the Provider, not the server.
+// not wrap (resource updates, sessions, middleware …). Add tools,
+// resources, resource templates and prompts through the Provider, not the
+// server.
 func (p *Provider) Server() *mcp.Server { return p.server }
 
 // AddTool adds a tool, announcing it to connected clients. It fails if the
@@ -188,6 +190,23 @@ type callRequestKey struct{}
 // Elicit, and req.Extra (HTTP headers, auth info).
 func CallToolRequest(ctx context.Context) *mcp.CallToolRequest {
 	req, _ := ctx.Value(callRequestKey{}).(*mcp.CallToolRequest)
+	return req
+}
+
+type incomingRequestKey struct{}
+
+// withIncoming records the request a Provider handler runs for.
+func withIncoming(ctx context.Context, req mcp.Request) context.Context {
+	return context.WithValue(ctx, incomingRequestKey{}, req)
+}
+
+// incomingRequest returns the request (tools/call, resources/read,
+// prompts/get …) a Provider handler is running for, or nil.
+func incomingRequest(ctx context.Context) mcp.Request {
+	if req := CallToolRequest(ctx); req != nil {
+		return req
+	}
+	req, _ := ctx.Value(incomingRequestKey{}).(mcp.Request)
 	return req
 }
 

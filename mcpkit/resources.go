@@ -28,6 +28,80 @@ type Resource struct {
 	Read func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
 }
 
+// ResourceTemplate is a family of resources a Provider serves:
+// resources/templates/list shows it, and resources/read of a URI that
+// matches URITemplate (RFC 6570), and is no resource of its own, calls
+// Read.
+type ResourceTemplate struct {
+	// URITemplate is the RFC 6570 template; it must be absolute.
+	URITemplate string
+	// Name is the template's name (default URITemplate).
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
+	// Read returns the contents of a matching URI; errors as for
+	// Resource.Read.
+	Read func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
+}
+
+// AddResourceTemplate adds a resource template, announcing it to
+// connected clients with notifications/resources/list_changed. It fails
+// if the template is empty, invalid or taken, or if Read is nil.
+func (p *Provider) AddResourceTemplate(t ResourceTemplate) (err error) {
+	if t.URITemplate == "" {
+		return fmt.Errorf("mcpkit: resource template without URI template")
+	}
+	if t.Read == nil {
+		return fmt.Errorf("mcpkit: resource template %q has no Read", t.URITemplate)
+	}
+	if t.Name == "" {
+		t.Name = t.URITemplate
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.templates == nil {
+		p.templates = map[string]ResourceTemplate{}
+	}
+	if _, ok := p.templates[t.URITemplate]; ok {
+		return fmt.Errorf("mcpkit: resource template %q: %w", t.URITemplate, ErrDuplicateResource)
+	}
+	defer func() {
+		// The go-sdk panics on a template it cannot parse.
+		if v := recover(); v != nil {
+			err = fmt.Errorf("mcpkit: resource template %q: %v", t.URITemplate, v)
+		}
+	}()
+	read := t.Read
+	p.server.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return read(withIncoming(ctx, req), req.Params.URI)
+		})
+	p.templates[t.URITemplate] = t
+	return nil
+}
+
+// RemoveResourceTemplate removes the resource template, announcing it to
+// connected clients, and reports whether there was one.
+func (p *Provider) RemoveResourceTemplate(uriTemplate string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.templates[uriTemplate]; !ok {
+		return false
+	}
+	delete(p.templates, uriTemplate)
+	p.server.RemoveResourceTemplates(uriTemplate)
+	return true
+}
+
+// ResourceTemplates returns the provider's resource templates, sorted by
+// URI template.
+func (p *Provider) ResourceTemplates() []ResourceTemplate {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.SortedFunc(maps.Values(p.templates), func(x, y ResourceTemplate) int { return strings.Compare(x.URITemplate, y.URITemplate) })
+}
+
 // Prompt is a prompt a Provider serves: prompts/list shows it and
 // prompts/get of Name calls Get.
 type Prompt struct {
@@ -71,7 +145,7 @@ func (p *Provider) AddResource(r Resource) error {
 	read := r.Read
 	p.server.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return read(ctx, req.Params.URI)
+			return read(withIncoming(ctx, req), req.Params.URI)
 		})
 	return nil
 }
@@ -131,7 +205,7 @@ func (p *Provider) AddPrompt(pr Prompt) error {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 					Message: fmt.Sprintf("prompt %q: missing required arguments: %s", req.Params.Name, strings.Join(missing, ", "))}
 			}
-			return get(ctx, req.Params.Arguments)
+			return get(withIncoming(ctx, req), req.Params.Arguments)
 		})
 	return nil
 }

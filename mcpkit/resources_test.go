@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -331,5 +332,55 @@ func TestGatewayNoPrefixPrompts(t *testing.T) {
 	}
 	if ps := b.Prompts(); len(ps) != 1 || ps[0].Server != "alpha" || ps[0].Name != "greet" {
 		t.Errorf("bridge prompts: %+v", ps)
+	}
+}
+
+// TestProviderResourceTemplates: a template is listed, reads of matching
+// URIs reach its Read (a listed resource of the same URI wins), a bad or
+// taken template is refused, and a removed one is gone.
+func TestProviderResourceTemplates(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := NewProvider(mcp.Implementation{}, &ProviderOptions{Resources: []Resource{textResource("mem://notes/pinned", "the pinned note")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "note " + strings.TrimPrefix(uri, "mem://notes/")}}}, nil
+	}
+	if err := p.AddResourceTemplate(ResourceTemplate{URITemplate: "mem://notes/{id}", Title: "Notes", MIMEType: "text/plain", Read: read}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AddResourceTemplate(ResourceTemplate{URITemplate: "mem://notes/{id}", Read: read}); !errors.Is(err, ErrDuplicateResource) {
+		t.Errorf("duplicate template: %v", err)
+	}
+	if err := p.AddResourceTemplate(ResourceTemplate{URITemplate: "mem://bad/{", Read: read}); err == nil {
+		t.Error("an invalid template was accepted")
+	}
+	if err := p.AddResourceTemplate(ResourceTemplate{URITemplate: "mem://x/{id}"}); err == nil {
+		t.Error("a template without Read was accepted")
+	}
+	cs := connectInMemory(t, ctx, p, nil)
+	tl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.ResourceTemplates) != 1 || tl.ResourceTemplates[0].Name != "mem://notes/{id}" || tl.ResourceTemplates[0].Title != "Notes" {
+		t.Fatalf("templates %+v", tl.ResourceTemplates)
+	}
+	for uri, want := range map[string]string{"mem://notes/7": "note 7", "mem://notes/pinned": "the pinned note"} {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || res.Contents[0].Text != want {
+			t.Errorf("read %s: %v %+v", uri, err, res)
+		}
+	}
+	if !p.RemoveResourceTemplate("mem://notes/{id}") || p.RemoveResourceTemplate("mem://notes/{id}") {
+		t.Error("RemoveResourceTemplate")
+	}
+	if len(p.ResourceTemplates()) != 0 {
+		t.Errorf("left: %+v", p.ResourceTemplates())
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mem://notes/7"}); err == nil {
+		t.Error("read through a removed template")
 	}
 }

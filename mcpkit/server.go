@@ -34,6 +34,9 @@ type ServerConfig struct {
 	URL        string
 	Headers    map[string]string
 	HTTPClient *http.Client
+	// OAuth, if set, authorizes the HTTP or SSE session with OAuth 2.1
+	// (see OAuthConfig); the tokens live as long as the Client.
+	OAuth *OAuthConfig
 
 	// Timeout bounds each request to this server (0: the client's
 	// default, 60 s). A context deadline on a call overrides it.

@@ -302,12 +302,19 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type stdioConn struct {
 	mcp.Connection
 	readErr atomic.Pointer[error]
+
+	// The progress and log notifications read, and of them those handed
+	// to the handlers (Client.settle waits for the latter to catch up).
+	notifications, handled counter
 }
 
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err != nil {
 		c.readErr.CompareAndSwap(nil, &err)
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && isRoutedNotification(req.Method) {
+		c.notifications.add(1)
 	}
 	return msg, err
 }

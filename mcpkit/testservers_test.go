@@ -40,6 +40,7 @@ const (
 	fxGarbageStart = "garbagestart" // writes a non-JSON line instead of answering
 	fxBadCursor    = "badcursor"    // normal, but resources/list repeats its cursor forever
 	fxSlowStart    = "slowstart"    // normal, after 200 ms of start-up work (a server that loads something first)
+	fxForward      = "forward"      // talks back in the course of calls (gateway_forward_test.go)
 )
 
 func TestMain(m *testing.M) {
@@ -71,6 +72,11 @@ func runFixture(kind string) int {
 		time.Sleep(200 * time.Millisecond)
 		srv := newFixtureServer(false)
 		if err := srv.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+		}
+		return 0
+	case fxForward:
+		if err := newForwardServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture:", err)
 		}
 		return 0

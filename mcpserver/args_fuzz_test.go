@@ -115,7 +115,7 @@ func FuzzToolArguments(f *testing.F) {
 			return // keep iterations cheap; size limits are the transport's
 		}
 		name := fuzzTools[int(idx)%len(fuzzTools)]
-		before := s.AuditCount(t)
+		before, fp := s.AuditCount(t), s.Fingerprint(t)
 		res, err := s.Tools.CallTool(ctx, owner, name, json.RawMessage(args))
 		after := s.AuditCount(t)
 		if err != nil {
@@ -128,6 +128,9 @@ func FuzzToolArguments(f *testing.F) {
 			}
 			if after != before {
 				t.Fatalf("%s(%q) failed (%v) but the audit rows went %d → %d", name, args, err, before, after)
+			}
+			if changed := testserver.Changed(fp, s.Fingerprint(t)); len(changed) > 0 {
+				t.Fatalf("%s(%q) failed (%v) but changed %v", name, args, err, changed)
 			}
 			return
 		}

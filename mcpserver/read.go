@@ -3,7 +3,11 @@ package mcpserver
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/engine/lore"
@@ -248,64 +252,117 @@ func (s *Server) searchPOIs(ctx context.Context, c *call, in *wf.SearchPOIsArgs)
 }
 
 // Lore: owner or GM; lore:read or world:read.
+//
+// list_lore answers in pages: with a collection (or a cursor, which names
+// its collection) one page of at most limit entities in id order and a
+// next_cursor while more follow; without, the first page of every
+// collection, next_cursors for those not listed whole, and the presets.
+// Either way the counts of every collection, and the issues (of the
+// collection, or of the world) up to wf.MaxLoreIssues with issues_total.
+// Nothing reads or validates the whole world: pages come through the
+// primary key, counts through a GROUP BY, issues from the facts stored
+// when each entity was written (Store.LoreIssues). An answer holds at most
+// wf.MaxLorePageBytes of entity JSON: a page ends early rather than grow.
 
 func (s *Server) listLore(ctx context.Context, c *call, in *wf.ListLoreArgs) (any, error) {
+	limit := cmp.Or(in.Limit, wf.DefaultLoreLimit)
+	collection, after := in.Collection, ""
+	if in.Cursor != "" {
+		cc, id, ok := decodeLoreCursor(in.Cursor)
+		if !ok || (collection != "" && cc != collection) {
+			return nil, wf.BadRequest("cursor")
+		}
+		collection, after = cc, id
+	}
 	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
 		return nil, err
 	}
-	// Integrity issues cross collections, so they are found on the whole
-	// world's lore even when one collection is listed.
-	entities, err := s.store.ListLore(ctx, in.WorldID, "")
+	counts, err := s.store.CountLore(ctx, in.WorldID)
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	counts := make(map[string]int, len(wf.LoreCollections))
-	for _, name := range wf.LoreCollections {
-		counts[name] = 0
+	issues, total, err := s.store.LoreIssues(ctx, in.WorldID, collection, wf.MaxLoreIssues)
+	if err != nil {
+		return nil, storeErr(err)
 	}
-	all := make([]lore.Entity, 0, len(entities))
-	for _, e := range entities {
-		counts[e.Collection]++
-		all = append(all, lore.Entity{Collection: e.Collection, ID: e.ID, Name: e.Name, JSON: e.JSON})
-	}
-	issues := loreIssues(lore.Issues(all), in.Collection)
 	c.target("world", in.WorldID, in.WorldID)
-	if in.Collection != "" {
-		items := []wf.RawEntity{}
-		for _, e := range entities {
-			if e.Collection == in.Collection {
-				items = append(items, e.JSON)
-			}
+	if collection != "" {
+		page, err := s.store.ListLorePage(ctx, wf.LorePageQuery{WorldID: in.WorldID, Collection: collection,
+			After: after, Limit: limit, MaxBytes: wf.MaxLorePageBytes})
+		if err != nil {
+			return nil, storeErr(err)
 		}
-		return wf.LoreCollectionList{Collection: in.Collection, Items: items, Counts: counts, Issues: issues}, nil
+		out := wf.LoreCollectionList{Collection: collection, Items: rawEntities(page.Items), Counts: counts,
+			Issues: issues, IssuesTotal: total}
+		if page.More {
+			out.NextCursor = encodeLoreCursor(collection, page.Items[len(page.Items)-1].ID)
+		}
+		return out, nil
 	}
-	byColl := make(map[string][]wf.RawEntity, len(wf.LoreCollections))
+	out := wf.LoreOverview{Lore: make(map[string][]wf.RawEntity, len(wf.LoreCollections)), Counts: counts,
+		Issues: issues, IssuesTotal: total, Presets: presetList()}
+	budget := wf.MaxLorePageBytes
 	for _, name := range wf.LoreCollections {
-		byColl[name] = []wf.RawEntity{}
-	}
-	for _, e := range entities {
-		if _, ok := byColl[e.Collection]; ok {
-			byColl[e.Collection] = append(byColl[e.Collection], e.JSON)
-		}
-	}
-	return wf.LoreOverview{Lore: byColl, Counts: counts, Issues: issues, Presets: presetList()}, nil
-}
-
-// loreIssues converts the engine's issues, keeping one collection's when
-// collection is set.
-func loreIssues(in []lore.Issue, collection string) []wf.LoreIssue {
-	out := []wf.LoreIssue{}
-	for _, is := range in {
-		if collection != "" && is.Collection != collection {
+		out.Lore[name] = []wf.RawEntity{}
+		if counts[name] == 0 {
 			continue
 		}
-		li := wf.LoreIssue{Collection: is.Collection, ID: is.ID, Kind: is.Kind, Field: is.Field, Detail: is.Detail}
-		if is.Ref != nil {
-			li.Ref = &wf.LoreRef{Collection: is.Ref.Collection, ID: is.Ref.ID}
+		if budget <= 0 { // the answer is full: this collection from its start
+			setCursor(&out, name, "")
+			continue
 		}
-		out = append(out, li)
+		page, err := s.store.ListLorePage(ctx, wf.LorePageQuery{WorldID: in.WorldID, Collection: name,
+			Limit: limit, MaxBytes: budget})
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		out.Lore[name] = rawEntities(page.Items)
+		for _, e := range page.Items {
+			budget -= len(e.JSON)
+		}
+		if page.More {
+			setCursor(&out, name, page.Items[len(page.Items)-1].ID)
+		}
 	}
-	return out
+	return out, nil
+}
+
+func setCursor(o *wf.LoreOverview, collection, after string) {
+	if o.NextCursors == nil {
+		o.NextCursors = map[string]string{}
+	}
+	o.NextCursors[collection] = encodeLoreCursor(collection, after)
+}
+
+// loreCursorPrefix starts every list_lore cursor: a format version.
+const loreCursorPrefix = "lore1:"
+
+// encodeLoreCursor makes the opaque cursor of the page of collection after
+// the entity with id after ("" from the start): base64url of
+// "lore1:<collection>:<after>".
+func encodeLoreCursor(collection, after string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(loreCursorPrefix + collection + ":" + after))
+}
+
+// decodeLoreCursor reads a cursor made by encodeLoreCursor; ok is false for
+// anything else.
+func decodeLoreCursor(cursor string) (collection, after string, ok bool) {
+	if len(cursor) > wf.MaxCursorLength {
+		return "", "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || !utf8.Valid(b) {
+		return "", "", false
+	}
+	rest, ok := strings.CutPrefix(string(b), loreCursorPrefix)
+	if !ok {
+		return "", "", false
+	}
+	collection, after, ok = strings.Cut(rest, ":")
+	if !ok || !slices.Contains(wf.LoreCollections, collection) || strings.IndexByte(after, 0) >= 0 {
+		return "", "", false
+	}
+	return collection, after, true
 }
 
 // presetList describes the lore presets add_preset can add.

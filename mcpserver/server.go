@@ -31,12 +31,14 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/obs"
 	"github.com/worldforge-go/worldforge/review"
 )
 
@@ -118,7 +120,7 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 	if opts != nil && opts.BenchNoopPayload != "" {
 		payload := json.RawMessage(opts.BenchNoopPayload)
 		regs = append(slices.Clone(regs), declare(ToolBenchNoop, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
-			allOf(), &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
+			allOf(WhoAnyone), &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
 			func(_ *Server, _ context.Context, c *call, _ *worldforge.IDArgs) (any, error) {
 				c.audited = true
 				return payload, nil
@@ -148,14 +150,92 @@ func (s *Server) ToolNames() []string {
 	return names
 }
 
-// access says who may call a tool beyond its scope.
+// access is a tool's row in the access table: the scopes a credential
+// needs and who, holding them, may call.
 type access struct {
 	scopes   []string // all required
 	anyScope bool     // true: any one of scopes suffices
+	who      Who
 }
 
-func allOf(s ...string) access { return access{scopes: s} }
-func anyOf(s ...string) access { return access{scopes: s, anyScope: true} }
+func allOf(who Who, s ...string) access { return access{scopes: s, who: who} }
+func anyOf(who Who, s ...string) access { return access{scopes: s, anyScope: true, who: who} }
+
+// Who says who may call a tool beyond holding its scopes. Everyone else
+// gets not_found, as for an id that does not exist, so a caller cannot
+// learn whether someone else's row exists.
+type Who int
+
+// The callers a tool admits.
+const (
+	// WhoAnyone: any caller; the tool reads or creates only the caller's
+	// own rows (a world named as a filter or parent must be one the caller
+	// owns or runs as GM).
+	WhoAnyone Who = iota + 1
+	// WhoGMWorlds: any caller; the search covers only the worlds the
+	// caller owns or runs as GM, and a world named must be one of them.
+	WhoGMWorlds
+	// WhoOwner: the owner of the row named (of the world, for world and
+	// POI tools; of the quest or encounter, for commits).
+	WhoOwner
+	// WhoOwnerOrGM: the owner of the world the row belongs to, or one of
+	// its GMs.
+	WhoOwnerOrGM
+	// WhoMember: the owner of the world or any of its members (GM, player,
+	// observer).
+	WhoMember
+	// WhoRowOwnerOrGM: anyone for a new row; for a change, the row's owner
+	// or the owner or a GM of its world.
+	WhoRowOwnerOrGM
+)
+
+// String is the sentence the tool descriptions use.
+func (w Who) String() string {
+	switch w {
+	case WhoAnyone:
+		return "anyone, for their own rows (a world named must be one they own or run as GM)"
+	case WhoGMWorlds:
+		return "anyone, over the worlds they own or run as GM"
+	case WhoOwner:
+		return "the owner of the row named"
+	case WhoOwnerOrGM:
+		return "the world's owner or a GM"
+	case WhoMember:
+		return "the world's owner or a member (GM, player or observer)"
+	case WhoRowOwnerOrGM:
+		return "anyone for a new one; for a change, its owner or the world's owner or a GM"
+	}
+	return "nobody"
+}
+
+// ToolAccess is one row of the access table, as the tool descriptions
+// state it and the pipeline and tool bodies enforce it.
+type ToolAccess struct {
+	Tool     string
+	Scopes   []string // required: all of them, or any one if AnyScope
+	AnyScope bool
+	Who      Who
+	ReadOnly bool // reads only (one audit row is still written)
+}
+
+// AccessTable lists every registered tool's access row in registration
+// order (the benchmark-only bench_noop is not listed).
+func (s *Server) AccessTable() []ToolAccess {
+	out := make([]ToolAccess, 0, len(s.tools))
+	for _, t := range s.tools {
+		if t.name == ToolBenchNoop {
+			continue
+		}
+		out = append(out, ToolAccess{
+			Tool:     t.name,
+			Scopes:   slices.Clone(t.access.scopes),
+			AnyScope: t.access.anyScope,
+			Who:      t.access.who,
+			ReadOnly: t.tool.Annotations != nil && t.tool.Annotations.ReadOnlyHint,
+		})
+	}
+	return out
+}
 
 // toolDef is one registered tool.
 type toolDef struct {
@@ -232,6 +312,8 @@ func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotati
 	}
 }
 
+// scopeNote is the sentence on scopes and callers every description ends
+// with, made from the access table so that the two cannot disagree.
 func scopeNote(a access) string {
 	if len(a.scopes) == 0 {
 		return ""
@@ -240,14 +322,7 @@ func scopeNote(a access) string {
 	if a.anyScope {
 		sep = " or "
 	}
-	out := " Scope: "
-	for i, sc := range a.scopes {
-		if i > 0 {
-			out += sep
-		}
-		out += sc
-	}
-	return out + "."
+	return " Scope: " + strings.Join(a.scopes, sep) + ". Caller: " + a.who.String() + "."
 }
 
 // decodeArgs validates raw tool arguments against the resolved schema and
@@ -304,15 +379,23 @@ func (s *Server) handler(def *toolDef) mcp.ToolHandler {
 // result runs a tool and renders the outcome as the tool result the
 // client sees: one text block, isError for a failure.
 func (s *Server) result(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage) *mcp.CallToolResult {
+	start := time.Now()
 	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
-	if err != nil {
-		return errorResult(s.log, def.name, err)
-	}
-	data, ok := res.(json.RawMessage) // already rendered
-	if !ok {
-		if data, err = json.Marshal(res); err != nil {
-			return errorResult(s.log, def.name, fmt.Errorf("encode result: %w", err))
+	var data []byte
+	if err == nil {
+		var ok bool
+		if data, ok = res.(json.RawMessage); !ok { // else already rendered
+			if data, err = json.Marshal(res); err != nil {
+				err = fmt.Errorf("encode result: %w", err)
+			}
 		}
+	}
+	// Both paths to a tool (the go-sdk handler and the HTTP layer's fast
+	// path) come through here: the request's record gets the call, for its
+	// log line and metrics.
+	obs.FromContext(ctx).AddToolCall(obs.ToolCall{Tool: def.name, Code: worldforge.ErrorCode(err), Duration: time.Since(start)})
+	if err != nil {
+		return errorResult(ctx, s.log, def.name, err)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
 }
@@ -389,13 +472,15 @@ func actorOf(ctx context.Context, req *mcp.CallToolRequest) *worldforge.Actor {
 // errorResult turns an error into an isError tool result. Domain errors
 // carry their code text; anything else is logged and reported as
 // "internal_error" so no internals leak to the caller.
-func errorResult(log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+func errorResult(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
 	var e *worldforge.Error
 	text := "internal_error"
 	if errors.As(err, &e) {
 		text = e.Error()
 	} else {
-		log.Error("tool failed", "tool", tool, "err", err)
+		// With the context: a logger made with obs.NewHandler adds the
+		// request id.
+		log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }

@@ -67,7 +67,7 @@ func FuzzWriteToolArguments(f *testing.F) {
 				return
 			}
 		}
-		before := s.AuditCount(t)
+		before, fp := s.AuditCount(t), s.Fingerprint(t)
 		res, err := s.Tools.CallTool(ctx, owner, name, json.RawMessage(args))
 		after := s.AuditCount(t)
 		if err != nil {
@@ -77,6 +77,9 @@ func FuzzWriteToolArguments(f *testing.F) {
 			}
 			if after != before {
 				t.Fatalf("%s(%q) failed (%v) but the audit rows went %d → %d", name, args, err, before, after)
+			}
+			if changed := testserver.Changed(fp, s.Fingerprint(t)); len(changed) > 0 {
+				t.Fatalf("%s(%q) failed (%v) but changed %v", name, args, err, changed)
 			}
 			return
 		}

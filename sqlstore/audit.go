@@ -43,6 +43,10 @@ type auditor struct {
 	inflight atomic.Int64 // entries taken from the queue and not yet answered
 	batches  atomic.Int64 // transactions committed
 	rows     atomic.Int64 // rows committed
+	// byRows counts the commits by size, bucket i holding those of more
+	// than auditCommitBounds[i-1] and at most auditCommitBounds[i] rows
+	// (see AuditCommits).
+	byRows [len(auditCommitBounds)]atomic.Uint64
 }
 
 func startAuditor(db *DB, maxBatch int) *auditor {
@@ -192,6 +196,7 @@ func (a *auditor) write(reqs []*auditReq) error {
 		a.db.log.Error("audit write failed", "rows", len(reqs), "err", err)
 		return err
 	}
+	a.countCommit(len(reqs)) // before batches: see AuditCommits
 	a.batches.Add(1)
 	a.rows.Add(int64(len(reqs)))
 	return nil

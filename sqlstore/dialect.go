@@ -30,6 +30,25 @@ func (d dialect) jsonArrayHas(col string) string {
 	return "EXISTS (SELECT 1 FROM json_each(" + col + ") WHERE json_each.value = ?)"
 }
 
+// bytewise is expr compared byte by byte, as Go compares strings: SQLite's
+// default (BINARY); on PostgreSQL the "C" collation, whatever the
+// database's locale.
+func (d dialect) bytewise(expr string) string {
+	if d == dialectPostgres {
+		return expr + ` COLLATE "C"`
+	}
+	return expr
+}
+
+// distinct is the condition "a differs from b, NULL differing from any
+// value": IS NOT on SQLite, IS DISTINCT FROM on PostgreSQL.
+func (d dialect) distinct(a, b string) string {
+	if d == dialectPostgres {
+		return a + " IS DISTINCT FROM " + b
+	}
+	return a + " IS NOT " + b
+}
+
 // likeEscaper escapes the LIKE wildcards of a user string; every LIKE of the
 // store is written "LIKE ? ESCAPE '\'".
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

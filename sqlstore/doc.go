@@ -17,7 +17,9 @@
 // placeholders and rebound to $1…$n for PostgreSQL once per query text.
 // What differs is kept small and in one place each: the column type of
 // binary values (BLOB, BYTEA) in the two migration sets, the migration lock,
-// and the JSON array test of the POI tag filter (dialect.go). Static
+// the JSON array test of the POI tag filter (dialect.go), and the wiki
+// search's text index: an FTS5 trigram table on SQLite, pg_trgm GIN indexes
+// on PostgreSQL (migration 005, wiki_search.go). Static
 // statements are prepared once per pool and kept in a statement cache;
 // texts built with a variable number of placeholders (IN lists, audit
 // batches) run unprepared.
@@ -50,7 +52,9 @@
 // in order at Open, each in its own transaction, and recorded in
 // schema_migrations. Timestamps are BIGINT unix milliseconds (times read back
 // are UTC, millisecond precision), JSON documents are TEXT, booleans are
-// INTEGER 0/1 on both engines.
+// INTEGER 0/1 on both engines. Lore entities carry their integrity facts,
+// kept by the writes and the triggers of migration 004 (lore_facts.go),
+// so that list_lore reads issues and pages, never a whole world.
 //
 // # Audit group commit
 //

@@ -7,11 +7,12 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/loretest"
 )
 
 // Growth benchmarks for the list and search reads (issue 8): each size is
 // seeded once, then the read is measured. Run with
-// go test -run XXX -bench 'SearchWikiPages|WikiPageHistory|ListLore' ./sqlstore
+// go test -run XXX -bench 'SearchWikiPages|WikiPageHistory|ListLore|LoreReads' ./sqlstore
 
 // BenchmarkSearchWikiPages searches the live pages of one world by a word
 // in their titles, 20 results a page.
@@ -127,6 +128,106 @@ func BenchmarkListLore(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := db.ListLore(ctx, w.ID, ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoreReads measures what list_lore reads since issue 8, on a world
+// of n entities in 17 collections that refer to each other, with an issue
+// of every kind in one row of 17 out of 1,000: one page of a collection
+// (the first, and one in the middle), the counts, and the integrity issues
+// from the stored facts (of the world, capped at 500, and of one
+// collection).
+func BenchmarkLoreReads(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		db := dbtest.Open(b)
+		ctx := b.Context()
+		owner := &worldforge.User{Name: "bench"}
+		if err := db.CreateUser(ctx, owner); err != nil {
+			b.Fatal(err)
+		}
+		w := &worldforge.World{OwnerID: owner.ID, Name: "Lore"}
+		if err := db.CreateWorldContent(ctx, w, &worldforge.WorldContent{Lore: loretest.World(n, 1000)}, owner.ID); err != nil {
+			b.Fatal(err)
+		}
+		middle := fmt.Sprint("x", n/17/2)
+		for _, r := range []struct {
+			name string
+			fn   func() (int, error)
+		}{
+			{"page-first", func() (int, error) {
+				p, err := db.ListLorePage(ctx, worldforge.LorePageQuery{WorldID: w.ID, Collection: "deities", Limit: 100})
+				return len(p.Items), err
+			}},
+			{"page-middle", func() (int, error) {
+				p, err := db.ListLorePage(ctx, worldforge.LorePageQuery{WorldID: w.ID, Collection: "deities", After: middle, Limit: 100})
+				return len(p.Items), err
+			}},
+			{"counts", func() (int, error) {
+				c, err := db.CountLore(ctx, w.ID)
+				return c["deities"], err
+			}},
+			{"issues-world", func() (int, error) {
+				_, total, err := db.LoreIssues(ctx, w.ID, "", worldforge.MaxLoreIssues)
+				return total, err
+			}},
+			{"issues-collection", func() (int, error) {
+				_, total, err := db.LoreIssues(ctx, w.ID, "deities", worldforge.MaxLoreIssues)
+				return total, err
+			}},
+		} {
+			b.Run(fmt.Sprintf("%s/entities=%d", r.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				got := 0
+				for b.Loop() {
+					var err error
+					if got, err = r.fn(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(got), "results")
+			})
+		}
+	}
+}
+
+// BenchmarkUpsertLore measures the write side of issue 8's lore facts: one
+// UpsertLore (its own transaction, committed) of a faction with three
+// references, replacing it each time, in a world of n entities; and the
+// creation of a world with n entities in one transaction (per entity).
+func BenchmarkUpsertLore(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		db := dbtest.Open(b)
+		ctx := b.Context()
+		owner := &worldforge.User{Name: "bench"}
+		if err := db.CreateUser(ctx, owner); err != nil {
+			b.Fatal(err)
+		}
+		lore := loretest.World(n, 1000)
+		b.Run(fmt.Sprintf("create-world/entities=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				w := &worldforge.World{OwnerID: owner.ID, Name: "Lore"}
+				if err := db.CreateWorldContent(ctx, w, &worldforge.WorldContent{Lore: lore}, owner.ID); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lore)), "ns/entity")
+		})
+		w := &worldforge.World{OwnerID: owner.ID, Name: "Lore"}
+		if err := db.CreateWorldContent(ctx, w, &worldforge.WorldContent{Lore: lore}, owner.ID); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("one/entities=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				e := &worldforge.LoreEntity{WorldID: w.ID, Collection: "factions", ID: "x1", Name: "Faction 1",
+					JSON: []byte(fmt.Sprintf(`{"id":"x1","name":"Faction 1","allies":["x2","gone%d"],"rivals":["x0"]}`, i%2))}
+				if err := db.UpsertLore(ctx, e); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"slices"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -11,27 +10,22 @@ import (
 // UpsertLore creates the entity at version 1, or replaces its name and JSON
 // and raises its version by one; e.Version and e.UpdatedAt are set to the
 // stored values. An unknown collection is bad_request; a missing world is
-// not_found.
+// not_found. The entity's facts (see lore_facts.go) are stored with it, in
+// one transaction.
 func (db *DB) UpsertLore(ctx context.Context, e *worldforge.LoreEntity) error {
-	return wrap("upsert lore", upsertLore(ctx, db.writer.q(), e))
+	return wrap("upsert lore", db.writer.tx(ctx, func(q querier) error {
+		if err := lockWorldLore(ctx, q, e.WorldID); err != nil {
+			return err
+		}
+		return upsertLore(ctx, q, e)
+	}))
 }
 
+// upsertLore is UpsertLore inside the caller's transaction, which holds
+// the world's lore lock (lockWorldLore) or created the world.
 func upsertLore(ctx context.Context, q querier, e *worldforge.LoreEntity) error {
-	if !slices.Contains(worldforge.LoreCollections, e.Collection) {
-		return worldforge.BadRequest("unknown lore collection %q", e.Collection)
-	}
-	if e.ID == "" {
-		e.ID = worldforge.NewID("lore")
-	}
-	e.UpdatedAt = stamp(e.UpdatedAt)
-	return q.queryRow(ctx,
-		`INSERT INTO lore_entities (world_id, collection, id, name, doc, version, updated_at)
-		VALUES (?, ?, ?, ?, ?, 1, ?)
-		ON CONFLICT (world_id, collection, id) DO UPDATE SET
-			name = excluded.name, doc = excluded.doc, updated_at = excluded.updated_at,
-			version = lore_entities.version + 1
-		RETURNING version`,
-		e.WorldID, e.Collection, e.ID, e.Name, jsonArg(e.JSON), ms(e.UpdatedAt)).Scan(&e.Version)
+	_, err := writeLore(ctx, q, e, true)
+	return err
 }
 
 // ListLore lists the world's entities, of one collection when set, by

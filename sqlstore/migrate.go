@@ -108,5 +108,15 @@ func (db *DB) migrate(ctx context.Context) error {
 			db.log.Info("applied migration", "engine", db.engine, "migration", m.name)
 		}
 	}
+	// Lore entities written before migration 004, by an older binary or
+	// under older lore schemas get their facts now (sqlstore/lore.go).
+	n, err := analyseStaleLore(ctx, db.writer, "")
+	if err != nil {
+		return fmt.Errorf("migrate: analyse lore: %w", err)
+	}
+	if n > 0 {
+		db.log.Info("analysed lore entities", "engine", db.engine, "entities", n)
+	}
+	warmLoreStatements(ctx, db.writer)
 	return nil
 }

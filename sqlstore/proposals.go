@@ -611,10 +611,9 @@ func applyLore(ctx context.Context, q querier, p *worldforge.Proposal, bumps map
 			if op.ID == "" {
 				return "", 0, worldforge.BadRequest("operation %d: add needs an id", i)
 			}
-			_, err = q.exec(ctx,
-				`INSERT INTO lore_entities (world_id, collection, id, name, doc, version, updated_at)
-				VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (world_id, collection, id) DO NOTHING`,
-				worldID, op.Collection, op.ID, op.Name, jsonArg(op.Entity), ms(t))
+			e := &worldforge.LoreEntity{WorldID: worldID, Collection: op.Collection, ID: op.ID, Name: op.Name,
+				JSON: op.Entity, UpdatedAt: t}
+			_, err = writeLore(ctx, q, e, false) // an existing entity is kept
 		default:
 			return "", 0, worldforge.BadRequest("operation %d: unknown op %q", i, op.Op)
 		}

@@ -37,3 +37,17 @@ func (db *DB) Secret(ctx context.Context, name string, gen func() ([]byte, error
 	}
 	return v, nil
 }
+
+// ReplaceSecret stores a new value for a named secret, creating it if
+// absent. Readers of the old value see the new one on their next Secret.
+func (db *DB) ReplaceSecret(ctx context.Context, name string, value []byte) error {
+	if len(value) == 0 {
+		return errors.New("replace secret " + name + ": empty value")
+	}
+	if _, err := db.writer.q().exec(ctx,
+		"INSERT INTO secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, created_at = excluded.created_at",
+		name, value, ms(now())); err != nil {
+		return wrap("replace secret", err)
+	}
+	return nil
+}

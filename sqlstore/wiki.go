@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -105,36 +104,6 @@ func (db *DB) ListWikiPages(ctx context.Context, worldID, kind string) ([]worldf
 	query += " ORDER BY title, id"
 	out, err := collect(scanWikiSummary)(db.reader.q().query(ctx, query, args...))
 	return out, wrap("list wiki pages", err)
-}
-
-// SearchWikiPages finds live pages of s.WorldIDs (none → no result) whose
-// title or body holds s.Q, case-insensitive, of kind s.Kind when set, by
-// title. Limit defaults to 20 and is capped at 100.
-func (db *DB) SearchWikiPages(ctx context.Context, s worldforge.WikiSearch) ([]worldforge.WikiPageSummary, error) {
-	if len(s.WorldIDs) == 0 {
-		return []worldforge.WikiPageSummary{}, nil
-	}
-	var b strings.Builder
-	b.WriteString("SELECT " + wikiSummaryCols + " FROM wiki_pages WHERE deleted_at IS NULL AND world_id IN (")
-	b.WriteString(placeholders(len(s.WorldIDs)))
-	b.WriteString(")")
-	args := make([]any, 0, len(s.WorldIDs)+4)
-	for _, id := range s.WorldIDs {
-		args = append(args, id)
-	}
-	if s.Kind != "" {
-		b.WriteString(" AND kind = ?")
-		args = append(args, s.Kind)
-	}
-	if s.Q != "" {
-		b.WriteString(` AND (LOWER(title) LIKE ? ESCAPE '\' OR LOWER(body) LIKE ? ESCAPE '\')`)
-		pat := containsPattern(s.Q)
-		args = append(args, pat, pat)
-	}
-	b.WriteString(" ORDER BY title, id LIMIT ?")
-	args = append(args, clampLimit(s.Limit, wikiSearchDefault, wikiSearchMax))
-	out, err := collect(scanWikiSummary)(db.reader.q().queryOnce(ctx, b.String(), args...))
-	return out, wrap("search wiki pages", err)
 }
 
 // WikiPageHistory lists the page's revisions newest first. Limit defaults

@@ -114,6 +114,9 @@ func (e *env) key(ctx context.Context, args []string) error {
 
 // token --user ID [--ttl 1h]
 func (e *env) token(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "rotate-key" {
+		return e.rotateKey(ctx, args[1:])
+	}
 	fs := newFlags("token")
 	dbf := e.dbFlag(fs)
 	user := fs.String("user", "", "the id of the user (required)")
@@ -145,6 +148,29 @@ func (e *env) token(ctx context.Context, args []string) error {
 		return fmt.Errorf("token: %w", err)
 	}
 	fmt.Fprintln(e.stdout, tok)
+	return nil
+}
+
+// token rotate-key: replace the JWT signing key; prints the new key's id.
+func (e *env) rotateKey(ctx context.Context, args []string) error {
+	fs := newFlags("token rotate-key")
+	dbf := e.dbFlag(fs)
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := positional(fs, 0, "no arguments"); err != nil {
+		return err
+	}
+	a, closeDB, err := e.authenticator(ctx, *dbf)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	id, err := a.RotateKey(ctx)
+	if err != nil {
+		return fmt.Errorf("token rotate-key: %w", err)
+	}
+	fmt.Fprintln(e.stdout, id)
 	return nil
 }
 

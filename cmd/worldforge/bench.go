@@ -74,20 +74,9 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var prefix []string
-	if *pin {
-		taskset, err := exec.LookPath("taskset")
-		if err != nil {
-			return fmt.Errorf("bench: -pin needs taskset (util-linux); run with -pin=false: %w", err)
-		}
-		others := make([]int, 0, runtime.NumCPU()-1)
-		for c := 1; c < runtime.NumCPU(); c++ {
-			others = append(others, c)
-		}
-		if err := pinSelf(others); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		prefix = []string{taskset, "-c", "0"}
+	prefix, err := pinServers(*pin)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
 	baseArgs := []string{"bench-baseline", "--addr", "127.0.0.1:0"}
 	if *profile != "" {
@@ -226,6 +215,27 @@ func parseLevels(s string) ([]int, error) {
 	return out, nil
 }
 
+// pinServers, when pin is set, moves this process (the load generator) off
+// CPU 0 and returns the command prefix that runs a server child on CPU 0
+// alone; otherwise it does nothing and returns no prefix.
+func pinServers(pin bool) ([]string, error) {
+	if !pin {
+		return nil, nil
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return nil, fmt.Errorf("-pin needs taskset (util-linux); run with -pin=false: %w", err)
+	}
+	others := make([]int, 0, runtime.NumCPU()-1)
+	for c := 1; c < runtime.NumCPU(); c++ {
+		others = append(others, c)
+	}
+	if err := pinSelf(others); err != nil {
+		return nil, err
+	}
+	return []string{taskset, "-c", "0"}, nil
+}
+
 // benchSeed makes a user with an all-scope key and a small world on dsn.
 func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error) {
 	db, err := sqlstore.Open(ctx, dsn, nil)
@@ -304,9 +314,10 @@ func (e *env) benchServer(ctx context.Context, name string, h http.Handler, args
 
 // child is a server process started by bench.
 type child struct {
-	cmd  *exec.Cmd
-	url  string
-	done chan struct{}
+	cmd   *exec.Cmd
+	url   string
+	done  chan struct{}
+	stdin io.Closer
 }
 
 // startChild runs this binary with args (behind the prefix command, e.g.
@@ -319,10 +330,17 @@ func startChild(ctx context.Context, prefix []string, self string, logw io.Write
 	if err != nil {
 		return nil, err
 	}
+	// A pipe for stdin, held open until the child ends: a child that
+	// watches its stdin (the tests' re-executed binary) lives as long as
+	// this process does.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, done: make(chan struct{})}
+	c := &child{cmd: cmd, done: make(chan struct{}), stdin: stdin}
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -338,6 +356,7 @@ func startChild(ctx context.Context, prefix []string, self string, logw io.Write
 			fmt.Fprintln(logw, "  [child]", line)
 		}
 		cmd.Wait()
+		c.stdin.Close()
 		close(c.done)
 	}()
 	select {

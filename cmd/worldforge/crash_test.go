@@ -32,6 +32,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	wf "github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -79,13 +80,14 @@ type crashChild struct {
 	base           string        // url without /mcp: the REST root
 }
 
-// startCrashChild starts `serve --addr 127.0.0.1:0 --db dsn` as a child
-// process and waits (bounded) for its listening line. The process is
+// startCrashChild starts `serve --addr 127.0.0.1:0 --db dsn [flags]` as a
+// child process and waits (bounded) for its listening line. The process is
 // killed with the test if it is still running.
-func startCrashChild(t *testing.T, dsn string) *crashChild {
+func startCrashChild(t *testing.T, dsn string, flags ...string) *crashChild {
 	t.Helper()
 	c := &crashChild{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	c.cmd = exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn")
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn"}, flags...)
+	c.cmd = exec.Command(os.Args[0], args...)
 	c.cmd.Env = append(os.Environ(), crashChildEnv+"=1")
 	c.cmd.Stdout, c.cmd.Stderr = c.stdout, c.stderr
 	// The child watches its stdin for EOF; the pipe's write end stays
@@ -214,22 +216,29 @@ type crashState struct {
 // proposal accounts for; every acknowledged commit is there with the quest
 // and audit row it was acknowledged with; every proposal (all were
 // acknowledged) has the one audit row of its propose_quest call.
-func checkCrashState(t testing.TB, db *sqlstore.DB, path, owner string, ids []string, acked map[string]ackedCommit) crashState {
+func checkCrashState(t testing.TB, db *sqlstore.DB, dsn, owner string, ids []string, acked map[string]ackedCommit, extra []string, extraSent int) crashState {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := crashState{committed: map[string]string{}}
 
-	// The file itself: intact, and holding exactly the rows expected.
-	raw, err := sql.Open("sqlite", path+"?_pragma=query_only(1)")
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
+	// The tables themselves (and on SQLite the file): intact, and holding
+	// exactly the rows expected.
+	var raw *sql.DB
+	var err error
+	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		raw, err = sql.Open("sqlite", path+"?_pragma=query_only(1)")
+		if err != nil {
+			t.Fatalf("open %s: %v", path, err)
+		}
+		var integrity string
+		if err := raw.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
+			t.Errorf("PRAGMA integrity_check = %q, %v; want ok", integrity, err)
+		}
+	} else if raw, err = sql.Open("pgx", dsn); err != nil {
+		t.Fatalf("open %s: %v", redactDSN(dsn), err)
 	}
 	defer raw.Close()
-	var integrity string
-	if err := raw.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
-		t.Errorf("PRAGMA integrity_check = %q, %v; want ok", integrity, err)
-	}
 	var nProposals, nQuests int
 	if err := raw.QueryRowContext(ctx, "SELECT COUNT(*) FROM proposals").Scan(&nProposals); err != nil {
 		t.Fatalf("count proposals: %v", err)
@@ -237,8 +246,15 @@ func checkCrashState(t testing.TB, db *sqlstore.DB, path, owner string, ids []st
 	if err := raw.QueryRowContext(ctx, "SELECT COUNT(*) FROM quests").Scan(&nQuests); err != nil {
 		t.Fatalf("count quests: %v", err)
 	}
-	if nProposals != len(ids) {
-		t.Errorf("the database has %d proposals, want the %d filed", nProposals, len(ids))
+	if nProposals < len(ids)+len(extra) || nProposals > len(ids)+extraSent {
+		t.Errorf("the database has %d proposals, want the %d filed first, the %d more acknowledged, and at most the rest of the %d more sent", nProposals, len(ids), len(extra), extraSent)
+	}
+	// The proposals filed alongside the commits: every acknowledged one is
+	// there, pending, with its one audit row (checked below with the rest).
+	for _, id := range extra {
+		if p, err := db.FindProposal(ctx, id); err != nil || p.Status != wf.ProposalPending {
+			t.Errorf("acknowledged proposal %s, filed during the commits: %+v, %v; want it pending", id, p, err)
+		}
 	}
 
 	// Quests by name (the names are unique by construction).
@@ -303,6 +319,11 @@ func checkCrashState(t testing.TB, db *sqlstore.DB, path, owner string, ids []st
 		}
 	}
 
+	for _, id := range extra {
+		if c := proposeAudit[id]; c != 1 {
+			t.Errorf("proposal %s (filed during the commits) has %d propose_quest audit rows, want 1", id, c)
+		}
+	}
 	accounted := 0
 	for i, id := range ids {
 		name := nameOf[id]
@@ -374,7 +395,8 @@ func checkCrashState(t testing.TB, db *sqlstore.DB, path, owner string, ids []st
 }
 
 // TestCrashDuringCommits kills the server with SIGKILL while commits are
-// in flight, restarts it on the same SQLite file, and checks that every
+// in flight, restarts it on the same database (a SQLite file; PostgreSQL
+// too when the tests have one), and checks that every
 // acknowledged commit survived and that no proposal is half-applied or
 // applied twice; then it commits the rest on the restarted server.
 func TestCrashDuringCommits(t *testing.T) {
@@ -385,14 +407,19 @@ func TestCrashDuringCommits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills server processes; skipped with -short")
 	}
+	dbtest.ForEachDSN(t, crashDuringCommits)
+}
+
+func crashDuringCommits(t *testing.T, dsn string) {
 	const (
 		n       = 300 // proposals
 		workers = 4   // concurrent MCP sessions and REST committers
 	)
 	ctx := context.Background()
-	dsn, path := newDSN(t)
 	owner := mustValue(t, nil, userIDRe, "user", "create", "Crash Owner", "--db", dsn)
 	token := mustValue(t, nil, jwtRe, "token", "--user", owner, "--db", dsn)
+	reader := mustValue(t, nil, userIDRe, "user", "create", "Crash Reader", "--db", dsn)
+	readerToken := mustValue(t, nil, jwtRe, "token", "--user", reader, "--db", dsn)
 
 	// 1. File n proposals, each for a new quest q-i.
 	srv := startCrashChild(t, dsn)
@@ -438,6 +465,43 @@ func TestCrashDuringCommits(t *testing.T) {
 		killErr    error
 		next       atomic.Int64
 	)
+	// Alongside the commits, until the kill: a client filing more
+	// proposals (each acknowledged one must survive, pending) and one
+	// reading (as another user, so its audit rows stay out of the owner's).
+	const maxExtra = 100
+	var (
+		extraAcked []string
+		extraSent  atomic.Int64
+		reads      atomic.Int64
+	)
+	wg.Go(func() {
+		for !killed.Load() && extraSent.Load() < maxExtra {
+			k := extraSent.Add(1)
+			o := mcpCall(ctx, client, srv.url, token, wf.ToolProposeQuest, map[string]any{
+				"payload": map[string]any{"name": fmt.Sprintf("extra-%d", k)}, "diff_summary": "mixed load"})
+			wasKilled := killed.Load()
+			mu.Lock()
+			switch {
+			case o.err == nil && o.status == http.StatusOK && !o.isError && o.proposal != "":
+				extraAcked = append(extraAcked, o.proposal)
+			case !wasKilled:
+				failures = append(failures, fmt.Errorf("extra proposal %d before the kill: %d %q %v", k, o.status, o.text, o.err))
+			}
+			mu.Unlock()
+		}
+	})
+	wg.Go(func() {
+		for !killed.Load() {
+			o := mcpCall(ctx, client, srv.url, readerToken, wf.ToolListCampaigns, map[string]any{})
+			if o.err == nil && o.status == http.StatusOK && !o.isError {
+				reads.Add(1)
+			} else if !killed.Load() {
+				mu.Lock()
+				failures = append(failures, fmt.Errorf("read before the kill: %d %q %v", o.status, o.text, o.err))
+				mu.Unlock()
+			}
+		}
+	})
 	for range workers {
 		wg.Go(func() {
 			for !killed.Load() {
@@ -493,6 +557,7 @@ func TestCrashDuringCommits(t *testing.T) {
 	if notSent < 0 {
 		notSent = 0
 	}
+	t.Logf("alongside: %d more proposals acknowledged of %d sent, %d reads answered", len(extraAcked), extraSent.Load(), reads.Load())
 	t.Logf("killed after %d acknowledged commits (kill point %d; %d more acknowledged in flight); %d in flight unanswered; %d never sent",
 		len(acked)-ackedAfter, killAt, ackedAfter, len(unacked), notSent)
 
@@ -500,7 +565,7 @@ func TestCrashDuringCommits(t *testing.T) {
 	// state must be consistent, with every acknowledged commit.
 	srv2 := startCrashChild(t, dsn)
 	db := openStore(t, dsn)
-	st := checkCrashState(t, db, path, owner, ids, acked)
+	st := checkCrashState(t, db, dsn, owner, ids, acked, extraAcked, int(extraSent.Load()))
 	inFlightCommitted := 0
 	for _, id := range unacked {
 		if _, ok := st.committed[id]; ok {
@@ -536,7 +601,7 @@ func TestCrashDuringCommits(t *testing.T) {
 			t.Errorf("second commit of %s on the restarted server: %d %s (%v); want 409 conflict not_pending", id, o.status, o.body, o.err)
 		}
 	}
-	final := checkCrashState(t, db, path, owner, ids, acked)
+	final := checkCrashState(t, db, dsn, owner, ids, acked, extraAcked, int(extraSent.Load()))
 	if len(final.committed) != n || len(final.pending) != 0 {
 		t.Errorf("at the end: %d committed, %d pending; want all %d committed", len(final.committed), len(final.pending), n)
 	}

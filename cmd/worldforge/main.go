@@ -5,6 +5,7 @@
 //	worldforge key create --user USER_ID --scopes s1,s2,…
 //	worldforge key revoke KEY
 //	worldforge token --user USER_ID [--ttl 1h]
+//	worldforge token rotate-key
 //	worldforge world create --user USER_ID --name NAME [--template T] [--seed N] [--size S]
 //	worldforge world render WORLD_ID -o map.png
 //	worldforge world add-gm WORLD_ID USER_ID
@@ -31,7 +32,14 @@ import (
 )
 
 func main() {
+	// SIGTERM or SIGINT starts serve's graceful shutdown (and cancels any
+	// other command); once it has, the signals get their default action
+	// again, so a second one ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -74,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.bench(ctx, rest)
 	case "mcp":
 		return e.mcp(ctx, rest, os.Stdin)
+	case "soak":
+		return e.soak(ctx, rest)
 	case "bench-raw":
 		return e.benchRaw(ctx, args[1:])
 	case "bench-baseline":
@@ -94,12 +104,14 @@ commands:
   key create --user USER_ID --scopes s1,s2       create an API key; prints it
   key revoke KEY                                 revoke an API key
   token --user USER_ID [--ttl 1h]                mint a session JWT; prints it
+  token rotate-key                               replace the JWT signing key (old tokens stop working); prints its id
   world create --user USER_ID --name NAME [--template T] [--seed N] [--size S] [--populate=false]
                                                  generate a world; prints its id
   world render WORLD_ID -o map.png [--cell-px N] draw a world's map as PNG (-o - for stdout)
   world add-gm WORLD_ID USER_ID                  make a user a GM of a world
   world add-member WORLD_ID USER_ID              make a user a player in a world
   bench [flags]                                  load-test read_world against a bare go-sdk server
+  soak [-duration 10m] [-rate 200]               steady mixed load; reports memory, goroutines, files and errors
   mcp tools --url URL [--api-key K | --jwt T]    list an MCP endpoint's tools: name<TAB>summary
   mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
                                                  call a tool; prints its result as indented JSON

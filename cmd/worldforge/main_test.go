@@ -239,6 +239,19 @@ func TestAdminChain(t *testing.T) {
 		}
 	}
 
+	// token rotate-key: a new key id; tokens minted before are refused,
+	// tokens minted after pass.
+	before := mustValue(t, env, jwtRe, "token", "--db", dsn, "--user", alice)
+	kid := mustValue(t, env, regexp.MustCompile(`^[0-9a-f]{16}$`), "token", "rotate-key", "--db", dsn)
+	after := mustValue(t, env, jwtRe, "token", "--db", dsn, "--user", alice)
+	rotated := authenticator(t, db)
+	if _, err := rotated.Authenticate(ctx, before); !errors.Is(err, wf.ErrUnauthorized) {
+		t.Errorf("token minted before rotate-key: %v, want unauthorized", err)
+	}
+	if actor, err := rotated.Authenticate(ctx, after); err != nil || actor.UserID != alice {
+		t.Errorf("token minted after rotate-key (key %s): %+v, %v", kid, actor, err)
+	}
+
 	// world add-gm / add-member on a world alice owns.
 	world := createWorld(t, db, alice)
 	mustQuiet(t, env, "world", "add-gm", world, bob, "--db", dsn)
@@ -445,6 +458,8 @@ func TestBadInput(t *testing.T) {
 		{"key revoke unknown key", []string{"key", "revoke", ghostKey, "--db", "{db}"}, 1, []string{"key revoke", "no API key"}},
 
 		{"token without --user", []string{"token", "--db", "{db}"}, 2, []string{"--user"}},
+		{"token rotate-key with an argument", []string{"token", "rotate-key", "now", "--db", "{db}"}, 2, []string{"rotate-key"}},
+		{"token rotate-key undefined flag", []string{"token", "rotate-key", "--user", "{user}", "--db", "{db}"}, 2, []string{"-user"}},
 		{"token negative ttl", []string{"token", "--user", "{user}", "--ttl", "-1h", "--db", "{db}"}, 2, []string{"--ttl"}},
 		{"token zero ttl", []string{"token", "--user", "{user}", "--ttl", "0s", "--db", "{db}"}, 2, []string{"--ttl"}},
 		{"token sub-second ttl", []string{"token", "--user", "{user}", "--ttl", "500ms", "--db", "{db}"}, 2, []string{"--ttl"}},
@@ -479,6 +494,9 @@ func TestBadInput(t *testing.T) {
 		{"serve undefined flag", []string{"serve", "--nope", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"-nope"}},
 		{"serve bad addr", []string{"serve", "--addr", "nonsense", "--db", "{db}"}, 2, []string{"--addr", "nonsense"}},
 		{"serve bad log level", []string{"serve", "--log-level", "loud", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--log-level", "loud"}},
+		{"serve bad log format", []string{"serve", "--log-format", "xml", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--log-format", "xml"}},
+		{"serve zero shutdown timeout", []string{"serve", "--shutdown-timeout", "0s", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--shutdown-timeout"}},
+		{"serve bad shutdown timeout", []string{"serve", "--shutdown-timeout", "soon", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"-shutdown-timeout"}},
 		{"serve positional argument", []string{"serve", "now", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"serve"}},
 
 		{"user create unreachable postgres", []string{"user", "create", "Ann", "--db", unreachablePG}, 1, []string{"database"}},
@@ -492,6 +510,10 @@ func TestBadInput(t *testing.T) {
 
 		{"bench zero concurrency", []string{"bench", "-c", "0"}, 2, []string{"-c"}},
 		{"bench unknown protocol", []string{"bench", "-protocol", "bogus"}, 2, []string{"-protocol"}},
+		{"serve bad sqlite-sync", []string{"serve", "--sqlite-sync", "always", "--db", "{db}"}, 2, []string{"--sqlite-sync"}},
+		{"soak zero rate", []string{"soak", "-rate", "0"}, 2, []string{"-rate"}},
+		{"soak sample longer than the run", []string{"soak", "-duration", "1s", "-sample", "1m"}, 2, []string{"-sample"}},
+		{"soak argument", []string{"soak", "now"}, 2, []string{"soak"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -917,5 +939,18 @@ func TestWorldCreateRender(t *testing.T) {
 	stdout := MustRunMain(t, nil, "world", "render", a, "-o", "-", "--db", dsn)
 	if _, err := png.Decode(strings.NewReader(stdout)); err != nil {
 		t.Errorf("-o - is not a PNG: %v", err)
+	}
+}
+
+// TestSoakShort runs the soak command for two seconds against a real
+// server child (this test binary re-executed as the program).
+func TestSoakShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process; skipped with -short")
+	}
+	t.Setenv(crashChildEnv, "1")
+	r := runMain(t, nil, "soak", "-duration", "2s", "-rate", "50", "-sample", "500ms", "-pin=false")
+	if r.err != nil || !strings.Contains(r.stdout, "soak: flat, no errors") || !strings.Contains(r.stdout, "errors 0") {
+		t.Fatalf("soak: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.stdout, r.stderr)
 	}
 }

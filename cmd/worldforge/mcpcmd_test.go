@@ -58,7 +58,7 @@ func TestMCPTools(t *testing.T) {
 		if !slices.IsSorted(lines) {
 			t.Errorf("%s: tools not sorted by name", name)
 		}
-		if !slices.Contains(lines, "read_world\tRead a world you own: the row with its runtime state (presence, opened POIs, picked items) merged into json.runtime.") {
+		if !slices.Contains(lines, "read_world\tRead a world: the row with its runtime state (presence, opened POIs, picked items) merged into json.runtime.") {
 			t.Errorf("%s: no read_world line with its whole one-sentence description", name)
 		}
 		// A description of several sentences is cut after the first.

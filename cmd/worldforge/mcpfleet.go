@@ -274,7 +274,9 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 		}
 	}
 	log := e.quietLogger()
-	opts := &mcpkit.ClientOptions{
+	// The clients declare sampling so that the upstreams may ask the
+	// gateway's clients for it (GatewayClientOptions).
+	opts := mcpkit.GatewayClientOptions(&mcpkit.ClientOptions{
 		Logger:                log,
 		Implementation:        &mcp.Implementation{Name: "worldforge-gateway", Version: worldforge.Version},
 		Reconnect:             &mcpkit.ReconnectPolicy{},
@@ -282,7 +284,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 		OnResourceListChanged: func(string) { poke() },
 		OnPromptListChanged:   func(string) { poke() },
 		OnPhase:               func(mcpkit.PhaseChange) { poke() },
-	}
+	})
 	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	fleet, err := e.startFleet(startCtx, name, cfg, "", opts)
 	cancel()

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"runtime/pprof"
-	"time"
 
 	"github.com/worldforge-go/worldforge/auth"
 	"github.com/worldforge-go/worldforge/bench"
@@ -28,6 +27,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	benchNoop := fs.Bool("bench-noop", false, "also serve the bench_noop tool (no scope, no store, no audit; for worldforge bench)")
 	fastPath := fs.Bool("fast-path", true, "answer self-contained tools/call requests without a go-sdk session (false: every request through the go-sdk handler)")
+	sqliteSync := fs.String("sqlite-sync", "normal", "SQLite durability: normal (a commit survives a crash of the process) or full (it also survives a power loss; slower)")
+	limitsFlags := addLimitFlags(fs) // abuse limits: limits.go
+	opsFlags := addOpsFlags(fs)      // logs, metrics, shutdown: ops.go
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -41,7 +43,18 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return usageErrorf("serve: --addr %q: %v", *addr, err)
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	if *sqliteSync != "normal" && *sqliteSync != "full" {
+		return usageErrorf("serve: --sqlite-sync %q: want normal or full", *sqliteSync)
+	}
+	limits, err := limitsFlags.resolve(*addr)
+	if err != nil {
+		return err
+	}
+	ops, err := opsFlags.resolve()
+	if err != nil {
+		return err
+	}
+	logger := ops.logger(e.stderr, level)
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -54,7 +67,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := sqlstore.Open(ctx, dsn, &sqlstore.Options{Logger: logger})
+	db, err := sqlstore.Open(ctx, dsn, &sqlstore.Options{Logger: logger, SQLiteSyncFull: *sqliteSync == "full"})
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
@@ -73,6 +86,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	opts := httpapi.Options{Auth: authn, MCP: tools.MCP(), Store: db, Logger: logger}
+	limits.options(&opts)
+	ops.options(&opts)
 	if *fastPath {
 		opts.Tools = tools
 	}
@@ -90,12 +105,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		}
 	}
 	srv := &http.Server{
-		Handler:           api,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		Handler:  api,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	limits.conn.Apply(srv) // header size and timeouts
+	limits.warn(logger)
 	logger.Info("worldforge listening", "url", baseURL+"/mcp", "db", redactDSN(dsn))
 	fmt.Fprintf(e.stderr, "worldforge: listening on %s/mcp\n", baseURL)
 
@@ -106,13 +120,27 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
+	// Graceful shutdown: /readyz turns 503 and open GET /mcp streams end;
+	// the listener closes and in-flight requests finish (each one's audit
+	// row is committed before it is answered) within --shutdown-timeout;
+	// then the store commits whatever audit rows are still queued and
+	// closes the database.
+	logger.Info("shutting down", "timeout", ops.shutdownTimeout.String())
 	api.Close()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), ops.shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	shutErr := srv.Shutdown(shutdownCtx)
+	if shutErr != nil {
+		logger.Warn("in-flight requests did not finish in time; closing their connections", "err", shutErr)
+		srv.Close()
+	}
+	if err := db.Close(); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	if shutErr != nil && !errors.Is(shutErr, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", shutErr)
+	}
+	logger.Info("shut down")
 	return nil
 }
 

@@ -156,6 +156,16 @@
 // goroutines, and 100,000 entities take under a second on two cores (see
 // BenchmarkIssues).
 //
+// A store does not call Issues on every read. Analyze works out the facts
+// of one entity (why it is invalid, its folded name, its references, an
+// era's bounds, an event's era and year) once, when the entity is written;
+// Issues is a function of those facts alone (TestIssuesFromFacts), so a
+// store keeps them in indexed columns and finds the issues with a few joins
+// (sqlstore's LoreIssues), building each issue with the same constructors
+// (InvalidEntityIssue, DuplicateNameIssue, …) and ordering them with
+// ComparePlaced. FactsVersion numbers the rules: a schema change bumps it,
+// and stores analyse their entities again.
+//
 // # Presets
 //
 // Presets are bundles of entities kept as JSON files under presets/,

@@ -1,11 +1,9 @@
 package lore
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -100,11 +98,8 @@ func Issues(entities []Entity) []Issue {
 		parse(0, len(entities))
 	}
 
-	var out []sortable
-	add := func(r *record, pos int, is Issue) {
-		is.Collection, is.ID = r.e.Collection, r.e.ID
-		out = append(out, sortable{Issue: is, rank: rankOf(r.c), pos: pos})
-	}
+	var out []Placed
+	add := func(pos int, is Issue) { out = append(out, Placed{Issue: is, Pos: pos}) }
 
 	// Index ids and names.
 	seen := make(map[entityKey]int, len(recs))
@@ -143,24 +138,23 @@ func Issues(entities []Entity) []Issue {
 
 	for i := range recs {
 		r := &recs[i]
+		coll, id := r.e.Collection, r.e.ID
 		if r.c == nil {
-			add(r, 0, Issue{Kind: KindInvalidEntity, Detail: fmt.Sprintf("unknown lore collection %q", r.e.Collection)})
+			add(0, InvalidEntityIssue(coll, id, unknownCollectionDetail(coll)))
 			continue
 		}
 		k := entityKey{r.c, r.e.ID}
 		if n := seen[k]; n > 1 {
-			add(r, 0, Issue{Kind: KindDuplicateID, Field: "id", Detail: fmt.Sprintf("id appears %d times", n)})
+			add(0, Issue{Collection: coll, ID: id, Kind: KindDuplicateID, Field: "id", Detail: fmt.Sprintf("id appears %d times", n)})
 			seen[k] = -n // report once
 		}
 		if r.e.Name != "" {
 			if first := firstByName[nameKey{r.c, foldKey(r.e.Name)}]; first != r.e.ID {
-				add(r, 0, Issue{Kind: KindDuplicateName, Field: "name",
-					Detail: fmt.Sprintf("name %q is also used by %s/%s", r.e.Name, r.c.name, first),
-					Ref:    &Ref{r.c.name, first}})
+				add(0, DuplicateNameIssue(coll, id, r.e.Name, first))
 			}
 		}
 		if r.m == nil {
-			add(r, 0, Issue{Kind: KindInvalidEntity, Detail: r.bad})
+			add(0, InvalidEntityIssue(coll, id, r.bad))
 			continue
 		}
 		for _, f := range r.c.fields {
@@ -171,11 +165,9 @@ func Issues(entities []Entity) []Issue {
 				tc := byName[to.Collection]
 				switch {
 				case tc == r.c && to.ID == r.e.ID:
-					add(r, pos, Issue{Kind: KindSelfReference, Field: f.name,
-						Detail: fmt.Sprintf("%s refers to the entity itself", f.name), Ref: &to})
+					add(pos, SelfReferenceIssue(coll, id, f.name))
 				case seen[entityKey{tc, to.ID}] == 0:
-					add(r, pos, Issue{Kind: KindDanglingReference, Field: f.name,
-						Detail: fmt.Sprintf("no %s entity with id %q", to.Collection, to.ID), Ref: &to})
+					add(pos, DanglingReferenceIssue(coll, id, f.name, to))
 				}
 			})
 		}
@@ -184,8 +176,7 @@ func Issues(entities []Entity) []Issue {
 			start, hasStart := yearOf(r.m, "startYear")
 			end, hasEnd := yearOf(r.m, "endYear")
 			if hasStart && hasEnd && start > end {
-				add(r, 0, Issue{Kind: KindEraOrder, Field: "startYear",
-					Detail: fmt.Sprintf("startYear %d is after endYear %d", start, end)})
+				add(0, EraOrderIssue(coll, id, start, end))
 			}
 		case "events":
 			y, ok := yearOf(r.m, "year")
@@ -197,34 +188,24 @@ func Issues(entities []Entity) []Issue {
 			start, hasStart := yearOf(era.m, "startYear")
 			end, hasEnd := yearOf(era.m, "endYear")
 			if hasStart && y < start || hasEnd && y > end {
-				add(r, 0, Issue{Kind: KindEventOutsideEra, Field: "year",
-					Detail: fmt.Sprintf("year %d is outside era %s (%s)", y, eraID, span(start, hasStart, end, hasEnd)),
-					Ref:    &Ref{"eras", eraID}})
+				var sp, ep *int64
+				if hasStart {
+					sp = &start
+				}
+				if hasEnd {
+					ep = &end
+				}
+				add(0, EventOutsideEraIssue(coll, id, y, eraID, sp, ep))
 			}
 		}
 	}
 
-	slices.SortFunc(out, func(a, b sortable) int {
-		return cmp.Or(
-			cmp.Compare(a.rank, b.rank),
-			strings.Compare(a.Collection, b.Collection),
-			strings.Compare(a.ID, b.ID),
-			strings.Compare(a.Field, b.Field),
-			cmp.Compare(a.pos, b.pos),
-			strings.Compare(a.Kind, b.Kind),
-			strings.Compare(a.Detail, b.Detail),
-		)
-	})
+	SortPlaced(out)
 	issues := make([]Issue, len(out)) // never nil: "issues": [] in JSON
 	for i, s := range out {
 		issues[i] = s.Issue
 	}
 	return issues
-}
-
-type sortable struct {
-	Issue
-	rank, pos int
 }
 
 func rankOf(c *collection) int {

@@ -8,6 +8,7 @@ package testserver
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"testing"
@@ -45,16 +46,35 @@ func (s *Server) MCPURL() string { return s.URL + "/mcp" }
 // Start starts a server on db (closed with the test) and seeds it.
 func Start(t testing.TB, db *sqlstore.DB) *Server {
 	t.Helper()
+	return StartWith(t, db, Config{})
+}
+
+// Config adjusts the server StartWith starts; the zero value is Start's.
+type Config struct {
+	// Logger receives the MCP and HTTP layers' logs; nil discards them.
+	Logger *slog.Logger
+	// NoFastPath sends every request through the go-sdk handler (serve
+	// --fast-path=false).
+	NoFastPath bool
+}
+
+// StartWith is Start with a Config.
+func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
+	t.Helper()
 	ctx := context.Background()
 	a, err := auth.New(ctx, db, nil)
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	tools, err := mcpserver.New(db, nil)
+	tools, err := mcpserver.New(db, &mcpserver.Options{Logger: cfg.Logger})
 	if err != nil {
 		t.Fatalf("mcpserver: %v", err)
 	}
-	api := httpapi.New(httpapi.Options{Auth: a, MCP: tools.MCP(), Tools: tools, Store: db})
+	opts := httpapi.Options{Auth: a, MCP: tools.MCP(), Tools: tools, Store: db, Logger: cfg.Logger}
+	if cfg.NoFastPath {
+		opts.Tools = nil
+	}
+	api := httpapi.New(opts)
 	s := &Server{URL: Listen(t, api), API: api, DB: db, Auth: a, Tools: tools}
 	s.seed(t)
 	return s

@@ -9,11 +9,16 @@
 // lists the tools and does what the scenario's server expects; the suite
 // judges the traffic. It exits non-zero if the scenario's steps fail.
 //
-// OAuth scenarios (auth/*) are not supported: mcpkit has no OAuth client.
+// OAuth scenarios (auth/*) give the server an mcpkit.OAuthConfig built
+// from the scenario's name and MCP_CONFORMANCE_CONTEXT (pre-registered
+// credentials, a private key, a workload or ID token); mcpkit does the
+// whole flow, taking the authorization code from the suite's immediately
+// redirecting authorization endpoint.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -37,8 +42,13 @@ func main() {
 }
 
 func run(scenario, url string) error {
+	cfg := mcpkit.ServerConfig{Name: "conformance", URL: url, Kind: mcpkit.TransportHTTP}
 	if strings.HasPrefix(scenario, "auth/") {
-		return fmt.Errorf("OAuth is not supported by mcpkit")
+		o, err := oauthConfig(scenario, os.Getenv("MCP_CONFORMANCE_CONTEXT"))
+		if err != nil {
+			return err
+		}
+		cfg.OAuth = o
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts := &mcpkit.ClientOptions{
@@ -51,8 +61,14 @@ func run(scenario, url string) error {
 		OnElicit: func(_ context.Context, _ string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
 		},
+		// A canned model answer, so that the client declares sampling
+		// (request-metadata checks the capability's shape).
+		OnSample: func(context.Context, string, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "mcpkit-conformance-client",
+				Content: &mcp.TextContent{Text: "This is a test response from the client"}, StopReason: "endTurn"}, nil
+		},
 	}
-	c := mcpkit.NewClient(mcpkit.ServerConfig{Name: "conformance", URL: url, Kind: mcpkit.TransportHTTP}, opts)
+	c := mcpkit.NewClient(cfg, opts)
 	defer c.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
@@ -105,4 +121,48 @@ func run(scenario, url string) error {
 		}
 		return nil
 	}
+}
+
+// oauthConfig is the OAuth configuration for an auth/* scenario: the
+// defaults (dynamic registration, scopes as the server asks) unless the
+// scenario hands the client credentials in its context.
+func oauthConfig(scenario, contextJSON string) (*mcpkit.OAuthConfig, error) {
+	var sc struct {
+		ClientID         string `json:"client_id"`
+		ClientSecret     string `json:"client_secret"`
+		Issuer           string `json:"issuer"`
+		PrivateKeyPEM    string `json:"private_key_pem"`
+		SigningAlgorithm string `json:"signing_algorithm"`
+		ValidJWT         string `json:"valid_jwt"`
+		IdPClientID      string `json:"idp_client_id"`
+		IdPIDToken       string `json:"idp_id_token"`
+		IdPTokenEndpoint string `json:"idp_token_endpoint"`
+	}
+	if contextJSON != "" {
+		if err := json.Unmarshal([]byte(contextJSON), &sc); err != nil {
+			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	o := &mcpkit.OAuthConfig{ClientName: "mcpkit-conformance-client"}
+	switch {
+	case scenario == "auth/basic-cimd":
+		// The suite's authorization server never fetches the document.
+		o.ClientMetadataURL = "https://conformance-test.local/client-metadata.json"
+	case sc.IdPTokenEndpoint != "":
+		o.Grant = mcpkit.OAuthJWTBearer
+		o.ClientID, o.ClientSecret = sc.ClientID, sc.ClientSecret
+		o.IdentityProvider = &mcpkit.OAuthIdentityProvider{
+			TokenEndpoint: sc.IdPTokenEndpoint, ClientID: sc.IdPClientID, IDToken: sc.IdPIDToken,
+		}
+	case sc.ValidJWT != "":
+		o.Grant = mcpkit.OAuthJWTBearer
+		o.ClientID, o.Assertion = sc.ClientID, sc.ValidJWT
+	case strings.HasPrefix(scenario, "auth/client-credentials"):
+		o.Grant = mcpkit.OAuthClientCredentials
+		o.ClientID, o.ClientSecret = sc.ClientID, sc.ClientSecret
+		o.PrivateKey, o.SigningAlgorithm = sc.PrivateKeyPEM, sc.SigningAlgorithm
+	case sc.ClientID != "":
+		o.ClientID, o.ClientSecret, o.Issuer = sc.ClientID, sc.ClientSecret, sc.Issuer
+	}
+	return o, nil
 }

@@ -1,0 +1,230 @@
+package httpapi
+
+// Operations: health, readiness, metrics and the request log.
+//
+//	GET /healthz   200 {"status":"ok"} while the process serves HTTP
+//	GET /readyz    200 {"status":"ready"}; 503 {"status":"unavailable","reason":…}
+//	               when the readiness check fails (the store's: a real query
+//	               with a short timeout, and its migrations) or the server is
+//	               shutting down
+//	GET /metrics   Prometheus metrics of this server's private registry
+//
+// None of the three needs a credential. Every request, these included,
+// gets a request id (the client's X-Request-Id when it is sane, else a
+// fresh one), returned as the X-Request-Id response header and carried in
+// the request context (package obs), and one log line at Info once it is
+// answered: request id, method, route pattern, path, the tool names and
+// error codes of a tools/call, the actor's user id and key id (never the
+// credential), status and duration.
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/worldforge-go/worldforge/internal/metrics"
+	"github.com/worldforge-go/worldforge/internal/obs"
+)
+
+// HeaderRequestID is the request id header, read from requests and set on
+// every response.
+const HeaderRequestID = "X-Request-Id"
+
+// maxRequestIDLen bounds an accepted incoming request id.
+const maxRequestIDLen = 128
+
+// readyTimeout bounds the readiness check.
+const readyTimeout = 2 * time.Second
+
+// Readiness reasons of the HTTP layer itself (the store gives its own).
+const (
+	reasonShuttingDown = "shutting_down"
+	reasonNotReady     = "not_ready"
+)
+
+// initOperations sets up the metrics registry and the readiness check and
+// mounts the operations routes; New calls it.
+func (s *Server) initOperations() {
+	s.ready = s.opts.Ready
+	if s.ready == nil {
+		if r, ok := s.opts.Store.(interface{ Ready(context.Context) error }); ok {
+			s.ready = r.Ready
+		}
+	}
+	if !s.opts.DisableMetrics {
+		s.metrics = metrics.New()
+		if st, ok := s.opts.Store.(metrics.Store); ok {
+			if err := s.metrics.RegisterStore(st); err != nil {
+				s.log.Error("metrics: store collector", "err", err)
+			}
+		}
+		s.mux.Handle("GET /metrics", s.metrics.Handler())
+	}
+	s.mux.HandleFunc("GET /healthz", s.serveHealth)
+	s.mux.HandleFunc("GET /readyz", s.serveReady)
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.closing:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reasonShuttingDown})
+		return
+	default:
+	}
+	if s.ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		err := s.ready(ctx)
+		cancel()
+		if err != nil {
+			// The reason is a fixed word safe for anyone; the error (which
+			// may name hosts or files) goes to the log only.
+			reason := reasonNotReady
+			var rr interface{ ReadyReason() string }
+			if errors.As(err, &rr) {
+				reason = rr.ReadyReason()
+			}
+			s.log.WarnContext(r.Context(), "not ready", "reason", reason, "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// observe serves r through the mux with a request id and its observability
+// record in the context, then logs the request and records its metrics.
+func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &obs.Request{ID: requestID(r.Header.Get(HeaderRequestID))}
+	w.Header().Set(HeaderRequestID, rec.ID)
+	if s.metrics != nil {
+		defer s.metrics.Started()()
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	r = r.WithContext(obs.NewContext(r.Context(), rec))
+	s.mux.ServeHTTP(sw, r)
+	took := time.Since(start)
+
+	// The mux set r.Pattern on the request it was given: the route
+	// pattern, never the raw path ("" when no pattern matched).
+	route, status := r.Pattern, sw.code()
+	snap := rec.Snapshot()
+	if s.metrics != nil {
+		s.metrics.ObserveHTTP(route, r.Method, status, took)
+		for _, c := range snap.Tools {
+			s.metrics.ObserveTool(c.Tool, c.Code, c.Duration)
+		}
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	// Logged without the request's context: the id is an attribute here
+	// already, and obs.NewHandler would add it again.
+	ctx := context.Background()
+	if !s.log.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 11)
+	attrs = append(attrs,
+		slog.String(obs.KeyRequestID, snap.ID),
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.String("path", r.URL.Path),
+	)
+	if len(snap.Tools) > 0 {
+		names, codes := make([]string, 0, len(snap.Tools)), []string(nil)
+		for _, c := range snap.Tools {
+			names = append(names, c.Tool)
+			if c.Code != "" {
+				codes = append(codes, c.Code)
+			}
+		}
+		attrs = append(attrs, slog.String("tool", strings.Join(names, ",")))
+		if len(codes) > 0 {
+			attrs = append(attrs, slog.String("tool_error", strings.Join(codes, ",")))
+		}
+	}
+	if snap.UserID != "" {
+		attrs = append(attrs, slog.String("user_id", snap.UserID))
+	}
+	if snap.KeyID != "" {
+		attrs = append(attrs, slog.String("key_id", snap.KeyID))
+	}
+	attrs = append(attrs,
+		slog.Int("status", status),
+		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+	)
+	s.log.LogAttrs(ctx, level, "request", attrs...)
+}
+
+// requestID returns the incoming id if it is sane (1–128 characters of
+// letters, digits and -_.:+/=@), else a fresh random one.
+func requestID(in string) string {
+	if in != "" && len(in) <= maxRequestIDLen && saneID(in) {
+		return in
+	}
+	return rand.Text()
+}
+
+func saneID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-_.:+/=@", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// statusWriter remembers the status a handler answered with. It passes
+// Flush through (GET /mcp streams need it) and unwraps for
+// http.ResponseController.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// code is the status sent: 200 when the handler wrote nothing.
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}

@@ -1,0 +1,639 @@
+package mcpkit
+
+// Routing what a server sends back in the course of one of our requests
+// (progress, log messages, sampling and elicitation requests, a closed
+// HTTP stream) to the code that made the request. See RequestHooks and
+// the package documentation for the rules.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// RequestHooks receive what a server sends in the course of one request
+// made with a context from WithRequestHooks (any Client request: CallTool,
+// ReadResource, GetPrompt, Complete …). Each hook that is set takes the
+// place of the ClientOptions handler of its kind for that request; a
+// message the hooks do not take goes to ClientOptions. Hooks run on the
+// connection's reader, as the ClientOptions handlers do: they must not
+// block for long, and notifications reach them in the order the server
+// sent them. The request does not return before the notifications that
+// came ahead of its answer have been handed to the hooks (for stdio and
+// streamable HTTP servers; see the package documentation).
+type RequestHooks struct {
+	// OnProgress receives the request's progress notifications; the
+	// request then carries a progress token of the client's own (the
+	// hook sees that token in the parameters).
+	OnProgress func(p *mcp.ProgressNotificationParams)
+	// OnLog receives the log messages the server sends in the course of
+	// the request.
+	OnLog func(p *mcp.LoggingMessageParams)
+	// OnSample answers the server's sampling requests made in the course
+	// of the request. The server sends them only to a client that
+	// declares sampling, which takes ClientOptions.OnSample.
+	OnSample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// OnElicit answers the server's elicitation requests made in the
+	// course of the request. It gets them as the server sent them: the
+	// go-sdk's check of the requested schema, and its filling in of
+	// defaults in the answer, apply to ClientOptions.OnElicit only.
+	OnElicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// OnStreamClosed is told when a streamable HTTP server closed the
+	// request's event stream before answering, leaving the client to
+	// resume it (SEP-1699 polling); retry is the delay the server asked
+	// for (0 if none). The client resumes by itself; a gateway uses this
+	// to close its own client's stream alike.
+	OnStreamClosed func(retry time.Duration)
+	// LogLevel, if set, is the log level sent with the request to a
+	// 2026-07-28 server (where the level is per request) instead of the
+	// client's (SetLogLevel).
+	LogLevel mcp.LoggingLevel
+}
+
+type requestHooksKey struct{}
+
+// WithRequestHooks returns a context whose requests send what the server
+// says in their course to h (see RequestHooks).
+func WithRequestHooks(ctx context.Context, h *RequestHooks) context.Context {
+	return context.WithValue(ctx, requestHooksKey{}, h)
+}
+
+func requestHooksFrom(ctx context.Context) *RequestHooks {
+	h, _ := ctx.Value(requestHooksKey{}).(*RequestHooks)
+	return h
+}
+
+// Methods of the server-to-client messages that are routed to requests.
+const (
+	methodLogMessage    = "notifications/message"
+	methodProgress      = "notifications/progress"
+	methodCreateMessage = "sampling/createMessage"
+	methodElicit        = "elicitation/create"
+)
+
+// routedParams returns a new value of the parameter type the go-sdk
+// decodes a routed method's parameters into, or nil for other methods.
+func routedParams(method string) any {
+	switch method {
+	case methodLogMessage:
+		return new(mcp.LoggingMessageParams)
+	case methodProgress:
+		return new(mcp.ProgressNotificationParams)
+	case methodCreateMessage:
+		return new(mcp.CreateMessageWithToolsParams)
+	case methodElicit:
+		return new(mcp.ElicitParams)
+	}
+	return nil
+}
+
+func isRoutedNotification(method string) bool {
+	return method == methodLogMessage || method == methodProgress
+}
+
+// messageKey identifies a routed message by its method and parameters,
+// as decoded into the go-sdk's type and encoded again (so that the bytes
+// on the wire and the go-sdk's decoded value give the same key).
+func messageKey(method string, params any) (string, bool) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return "", false
+	}
+	return method + "\x00" + string(b), true
+}
+
+type inflightKey struct{}
+
+// openRequest is one request of ours while it runs.
+type openRequest struct {
+	c     *Client
+	cs    *mcp.ClientSession
+	hooks *RequestHooks // nil: the ClientOptions handlers
+
+	mu    sync.Mutex
+	token string // its progress token, "" if none
+
+	// Notifications seen on the request's own HTTP stream, and of them
+	// those handed to the handlers: the request waits for the latter to
+	// catch up before it returns.
+	seen      counter
+	delivered counter
+}
+
+// inflightFrom returns the request of this client that ctx belongs to.
+func (c *Client) inflightFrom(ctx context.Context) *openRequest {
+	if r, ok := ctx.Value(inflightKey{}).(*openRequest); ok && r.c == c {
+		return r
+	}
+	return nil
+}
+
+// routeTable is a client's requests in flight.
+type routeTable struct {
+	mu     sync.Mutex
+	live   map[*openRequest]bool
+	tokens map[string]*openRequest
+	// expect holds, by message key, the requests on whose HTTP stream a
+	// routed message was seen and not yet handled, oldest first.
+	expect map[string][]*openRequest
+}
+
+func (t *routeTable) begin(c *Client, cs *mcp.ClientSession, h *RequestHooks) *openRequest {
+	r := &openRequest{c: c, cs: cs, hooks: h}
+	t.mu.Lock()
+	if t.live == nil {
+		t.live = map[*openRequest]bool{}
+	}
+	t.live[r] = true
+	t.mu.Unlock()
+	return r
+}
+
+func (t *routeTable) end(r *openRequest) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.live, r)
+	r.mu.Lock()
+	if r.token != "" {
+		delete(t.tokens, r.token)
+	}
+	r.mu.Unlock()
+	for k, rs := range t.expect {
+		kept := rs[:0]
+		for _, x := range rs {
+			if x != r {
+				kept = append(kept, x)
+			}
+		}
+		if len(kept) == 0 {
+			delete(t.expect, k)
+		} else {
+			t.expect[k] = kept
+		}
+	}
+}
+
+func (t *routeTable) setToken(r *openRequest, tok string) {
+	t.mu.Lock()
+	if t.tokens == nil {
+		t.tokens = map[string]*openRequest{}
+	}
+	t.tokens[tok] = r
+	t.mu.Unlock()
+	r.mu.Lock()
+	r.token = tok
+	r.mu.Unlock()
+}
+
+func (t *routeTable) byToken(tok any) *openRequest {
+	s, ok := tok.(string)
+	if !ok {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.tokens[s]
+}
+
+// attribute records that a routed message was seen on r's stream.
+func (t *routeTable) attribute(key string, r *openRequest) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.live[r] {
+		return
+	}
+	if t.expect == nil {
+		t.expect = map[string][]*openRequest{}
+	}
+	t.expect[key] = append(t.expect[key], r)
+}
+
+// take returns (and forgets) the oldest request on whose stream a message
+// with this key was seen.
+func (t *routeTable) take(key string) *openRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rs := t.expect[key]
+	if len(rs) == 0 {
+		return nil
+	}
+	r := rs[0]
+	if len(rs) == 1 {
+		delete(t.expect, key)
+	} else {
+		t.expect[key] = rs[1:]
+	}
+	return r
+}
+
+// sole returns the only request in flight on cs, or nil if there are
+// none or several.
+func (t *routeTable) sole(cs *mcp.ClientSession) *openRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var found *openRequest
+	for r := range t.live {
+		if r.cs != cs {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = r
+	}
+	return found
+}
+
+// progressToken returns a new progress token for the request of ctx if
+// someone listens for its progress, else "".
+func (c *Client) progressToken(ctx context.Context) string {
+	r := c.inflightFrom(ctx)
+	if c.opts.OnProgress == nil && (r == nil || r.hooks == nil || r.hooks.OnProgress == nil) {
+		return ""
+	}
+	tok := c.cfg.Name + "-" + strconv.FormatInt(c.progressSeq.Add(1), 10)
+	if r != nil {
+		c.routes.setToken(r, tok)
+	}
+	return tok
+}
+
+// routeIncoming is receiving middleware that finds the request of ours a
+// routed message belongs to and hands it to the handler in its context:
+// the request whose context the go-sdk is already in (a 2026-07-28
+// multi round-trip input request), else the request on whose HTTP stream
+// the message came, else (progress) the request of its token, else — on
+// a transport that does not tell requests apart (stdio, legacy SSE) — the
+// only request in flight.
+func (c *Client) routeIncoming(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if routedParams(method) == nil {
+			return next(ctx, method, req)
+		}
+		cs, _ := req.GetSession().(*mcp.ClientSession)
+		notification := isRoutedNotification(method)
+		if notification {
+			if s := c.sessionOf(cs); s != nil && s.conn != nil {
+				defer s.conn.handled.add(1)
+			}
+		}
+		r := c.inflightFrom(ctx)
+		if r == nil {
+			if key, ok := messageKey(method, req.GetParams()); ok {
+				if r = c.routes.take(key); r != nil && notification {
+					defer r.delivered.add(1)
+				}
+			}
+		}
+		if r == nil && method == methodProgress {
+			if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok && p != nil {
+				r = c.routes.byToken(p.ProgressToken)
+			}
+		}
+		if r == nil && method != methodProgress && c.cfg.Transport() != TransportHTTP {
+			// (Progress names its request: one whose token is not of a
+			// request in flight belongs to none.)
+			r = c.routes.sole(cs)
+		}
+		if r != nil {
+			ctx = context.WithValue(ctx, inflightKey{}, r)
+			if h := r.hooks; method == methodElicit && h != nil && h.OnElicit != nil {
+				// Straight to the hook: the go-sdk's check of the schema
+				// (and of the answer) is for a client that shows the
+				// form, and it refuses forms newer than it (SEP-1330
+				// titled multi-select); a hook that passes the request on
+				// leaves that to the client it asks.
+				p, _ := req.GetParams().(*mcp.ElicitParams)
+				if p == nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
+				}
+				res, err := h.OnElicit(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				return res, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sessionOf returns the session (live, or in its handshake) of cs.
+func (c *Client) sessionOf(cs *mcp.ClientSession) *session {
+	if cs == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess != nil && c.sess.cs == cs {
+		return c.sess
+	}
+	if c.dialing != nil && c.dialing.cs == cs {
+		return c.dialing
+	}
+	return nil
+}
+
+// settleTimeout bounds the wait of a finished request for the handlers
+// of notifications that came ahead of its answer.
+const settleTimeout = time.Second
+
+// settle waits until the notifications the server sent ahead of r's
+// answer have been handed to the handlers, so that whoever listens sees
+// them before the request returns: those seen on r's HTTP stream, and on
+// stdio every one read so far.
+func (c *Client) settle(ctx context.Context, s *session, r *openRequest) {
+	if r.hooks == nil && c.opts.OnLog == nil && c.opts.OnProgress == nil && !c.watched() {
+		return
+	}
+	deadline := time.Now().Add(settleTimeout)
+	if !r.delivered.waitFor(ctx, r.seen.load(), deadline) {
+		c.log.Debug("mcpkit: notifications of a request still undelivered when it returned", "server", c.cfg.Name)
+	}
+	if s.conn != nil {
+		want := s.conn.notifications.load()
+		if !s.conn.handled.waitFor(ctx, want, deadline) {
+			// One that the go-sdk dropped (bad parameters) is never
+			// handled: count it as done so that later requests do not wait.
+			s.conn.handled.raise(want)
+		}
+	}
+}
+
+// counter is a count that others can wait to reach a value.
+type counter struct {
+	mu      sync.Mutex
+	n       int64
+	changed chan struct{} // closed and replaced when n grows
+}
+
+func (k *counter) add(d int64) {
+	k.mu.Lock()
+	k.n += d
+	if k.changed != nil {
+		close(k.changed)
+		k.changed = nil
+	}
+	k.mu.Unlock()
+}
+
+func (k *counter) load() int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.n
+}
+
+// raise sets the count to at least n.
+func (k *counter) raise(n int64) {
+	k.mu.Lock()
+	d := n - k.n
+	k.mu.Unlock()
+	if d > 0 {
+		k.add(d)
+	}
+}
+
+// waitFor waits until the count is at least want, ctx is done or the
+// deadline passes, and reports whether the count got there.
+func (k *counter) waitFor(ctx context.Context, want int64, deadline time.Time) bool {
+	var t *time.Timer
+	for {
+		k.mu.Lock()
+		if k.n >= want {
+			k.mu.Unlock()
+			return true
+		}
+		if k.changed == nil {
+			k.changed = make(chan struct{})
+		}
+		ch := k.changed
+		k.mu.Unlock()
+		if t == nil {
+			d := time.Until(deadline)
+			if d <= 0 {
+				return false
+			}
+			t = time.NewTimer(d)
+			defer t.Stop()
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return k.load() >= want
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// tapStream watches the event stream of an HTTP response to one of our
+// requests (a POST's answer, or its resumption): the routed messages on
+// it are attributed to the request, and a stream the server ends before
+// answering is reported to the request's OnStreamClosed.
+func tapStream(req *http.Request, resp *http.Response) {
+	r, ok := req.Context().Value(inflightKey{}).(*openRequest)
+	if !ok || resp.StatusCode != http.StatusOK || resp.Body == nil {
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		return
+	}
+	resp.Body = &sseTap{rc: resp.Body, r: r}
+}
+
+// maxTappedEvent bounds the data of one event the tap decodes; larger
+// events pass through unattributed.
+const maxTappedEvent = 4 << 20
+
+// sseTap reads a server-sent event stream as it passes through to the
+// go-sdk. It sees every event before the go-sdk does.
+type sseTap struct {
+	rc io.ReadCloser
+	r  *openRequest
+
+	line        []byte
+	lineTooLong bool
+	name        string
+	data        []byte
+	tooBig      bool
+	sawID       bool
+	answered    bool
+	retry       time.Duration
+	ended       bool
+}
+
+func (t *sseTap) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	t.feed(p[:n])
+	if err == io.EOF && !t.ended {
+		t.ended = true
+		// The server ended the stream without the answer: the go-sdk
+		// resumes it (when it has an event ID to resume from). An
+		// unfinished last event is dropped, as the go-sdk drops it.
+		if !t.answered && t.sawID {
+			if h := t.r.hooks; h != nil && h.OnStreamClosed != nil {
+				h.OnStreamClosed(t.retry)
+			}
+		}
+	}
+	return n, err
+}
+
+func (t *sseTap) Close() error { return t.rc.Close() }
+
+// feed takes the next bytes of the stream.
+func (t *sseTap) feed(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			t.appendLine(b)
+			return
+		}
+		t.appendLine(b[:i])
+		if t.lineTooLong {
+			t.tooBig = true
+		} else {
+			t.field(bytes.TrimSuffix(t.line, []byte{'\r'}))
+		}
+		t.line, t.lineTooLong = t.line[:0], false
+		b = b[i+1:]
+	}
+}
+
+func (t *sseTap) appendLine(b []byte) {
+	if t.lineTooLong {
+		return
+	}
+	if len(t.line)+len(b) > maxTappedEvent {
+		t.line, t.lineTooLong = nil, true
+		return
+	}
+	t.line = append(t.line, b...)
+}
+
+// field handles one line of the stream.
+func (t *sseTap) field(line []byte) {
+	if len(line) == 0 {
+		t.dispatch()
+		return
+	}
+	name, value, _ := bytes.Cut(line, []byte{':'})
+	value = bytes.TrimPrefix(value, []byte{' '})
+	switch string(name) {
+	case "event":
+		t.name = string(value)
+	case "data":
+		if len(t.data)+len(value) > maxTappedEvent {
+			t.tooBig = true
+			return
+		}
+		if t.data != nil {
+			t.data = append(t.data, '\n')
+		}
+		t.data = append(t.data, value...)
+		if t.data == nil {
+			t.data = []byte{}
+		}
+	case "id":
+		if len(value) > 0 {
+			t.sawID = true
+		}
+	case "retry":
+		if ms, err := strconv.ParseInt(string(value), 10, 64); err == nil && ms >= 0 {
+			t.retry = time.Duration(ms) * time.Millisecond
+		}
+	}
+}
+
+// dispatch handles the event the lines so far made up.
+func (t *sseTap) dispatch() {
+	name, data, tooBig := t.name, t.data, t.tooBig
+	t.name, t.data, t.tooBig = "", nil, false
+	if tooBig || len(data) == 0 || (name != "" && name != "message") {
+		return
+	}
+	msg, err := jsonrpc.DecodeMessage(data)
+	if err != nil {
+		return
+	}
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		t.answered = true
+	case *jsonrpc.Request:
+		params := routedParams(m.Method)
+		if params == nil {
+			return
+		}
+		if len(m.Params) > 0 && json.Unmarshal(m.Params, params) != nil {
+			return
+		}
+		key, ok := messageKey(m.Method, params)
+		if !ok {
+			return
+		}
+		if isRoutedNotification(m.Method) {
+			t.r.seen.add(1)
+		}
+		t.r.c.routes.attribute(key, t.r)
+	}
+}
+
+// clientWatcher is told what a server sends outside the hooks of any
+// request: log messages no request took, resource updates, and the
+// client becoming ready (again). A gateway watches its upstream clients
+// this way, whatever ClientOptions they were made with.
+type clientWatcher struct {
+	log     func(server string, p *mcp.LoggingMessageParams)
+	updated func(server, uri string)
+	ready   func(server string)
+}
+
+// watcherSet is a client's watchers, by owner.
+type watcherSet struct {
+	mu sync.Mutex
+	ws map[any]*clientWatcher
+}
+
+// set installs w for owner, replacing owner's earlier one.
+func (s *watcherSet) set(owner any, w *clientWatcher) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ws == nil {
+		s.ws = map[any]*clientWatcher{}
+	}
+	s.ws[owner] = w
+}
+
+func (s *watcherSet) has(owner any) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.ws[owner]
+	return ok
+}
+
+func (s *watcherSet) each(fn func(*clientWatcher)) {
+	s.mu.Lock()
+	ws := make([]*clientWatcher, 0, len(s.ws))
+	for _, w := range s.ws {
+		ws = append(ws, w)
+	}
+	s.mu.Unlock()
+	for _, w := range ws {
+		fn(w)
+	}
+}
+
+func (c *Client) watched() bool {
+	c.watchers.mu.Lock()
+	defer c.watchers.mu.Unlock()
+	return len(c.watchers.ws) > 0
+}
