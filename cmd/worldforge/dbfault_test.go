@@ -25,11 +25,19 @@ type faultOutcome struct {
 	proposal   string    // the proposal id of an acknowledged propose_quest
 	sent, at   time.Time // when the request was sent and the answer read
 	retryAfter string
+	answered   bool // the whole response was read
 	err        error
 }
 
-// mcpCall sends one self-contained tools/call and reads its answer.
+// mcpCall sends one self-contained tools/call at protocol 2025-11-25 (the
+// fast path) and reads its answer.
 func mcpCall(ctx context.Context, client *http.Client, url, token, tool string, args map[string]any) faultOutcome {
+	return mcpCallAs(ctx, client, url, token, "2025-11-25", tool, args)
+}
+
+// mcpCallAs is mcpCall at the given protocol revision (2025-03-26 is
+// answered by the go-sdk handler, later ones by the fast path).
+func mcpCallAs(ctx context.Context, client *http.Client, url, token, protocol, tool string, args map[string]any) faultOutcome {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}})
 	req, err := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(string(body)))
@@ -39,15 +47,21 @@ func mcpCall(ctx context.Context, client *http.Client, url, token, tool string, 
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req.Header.Set("Mcp-Protocol-Version", protocol)
 	resp, err := client.Do(req)
 	if err != nil {
 		return faultOutcome{err: err, at: time.Now()}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	o := faultOutcome{status: resp.StatusCode, text: string(raw), at: time.Now(), err: err, retryAfter: resp.Header.Get("Retry-After")}
-	if resp.StatusCode != http.StatusOK || err != nil {
+	o := faultOutcome{status: resp.StatusCode, text: string(raw), at: time.Now(), retryAfter: resp.Header.Get("Retry-After")}
+	if err != nil {
+		// Headers came but the body was cut: not an answer.
+		o.err = fmt.Errorf("read body after %d: %w", resp.StatusCode, err)
+		return o
+	}
+	o.answered = true
+	if resp.StatusCode != http.StatusOK {
 		return o
 	}
 	var msg struct {

@@ -9,7 +9,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -49,48 +48,22 @@ func rawWrite(ctx context.Context, client *http.Client, url, key, tool, protocol
 			"diff_summary": "shutdown test",
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": args}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return writeOutcome{err: err}
+	o := mcpCallAs(ctx, client, url, key, protocol, tool, args)
+	if !o.answered {
+		return writeOutcome{err: o.err}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", protocol)
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := client.Do(req)
-	if err != nil {
-		return writeOutcome{err: err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return writeOutcome{err: fmt.Errorf("read body after %d: %w", resp.StatusCode, err)}
-	}
-	var out struct {
-		Result struct {
-			Content []struct{ Text string }
-			IsError bool
-		}
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(data, &out) != nil || len(out.Result.Content) != 1 {
-		return writeOutcome{answered: true, err: fmt.Errorf("%s %d: %d %s", tool, i, resp.StatusCode, data)}
-	}
-	text := out.Result.Content[0].Text
-	bad := writeOutcome{answered: true, err: fmt.Errorf("%s %d: %s (isError %v)", tool, i, text, out.Result.IsError)}
-	if out.Result.IsError {
+	bad := writeOutcome{answered: true, err: fmt.Errorf("%s %d: %d %s (isError %v, %v)", tool, i, o.status, o.text, o.isError, o.err)}
+	if o.status != http.StatusOK || o.err != nil || o.isError {
 		return bad
 	}
 	if tool == wf.ToolProposeQuest {
-		var res wf.ProposeResult
-		if json.Unmarshal([]byte(text), &res) != nil || !proposeIDRe.MatchString(res.ProposalID) {
+		if !proposeIDRe.MatchString(o.proposal) {
 			return bad
 		}
-		return writeOutcome{answered: true, id: res.ProposalID}
+		return writeOutcome{answered: true, id: o.proposal}
 	}
 	var res wf.CreatedResult
-	if json.Unmarshal([]byte(text), &res) != nil || !wf.ValidID("campaign", res.ID) || res.Version != 1 {
+	if json.Unmarshal([]byte(o.text), &res) != nil || !wf.ValidID("campaign", res.ID) || res.Version != 1 {
 		return bad
 	}
 	return writeOutcome{answered: true, id: res.ID}
