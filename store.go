@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 )
 
 // Store is everything the server keeps. Package sqlstore implements it on
@@ -126,6 +127,60 @@ type CampaignStore interface {
 	CreateEncounter(ctx context.Context, e *Encounter) error
 	FindEncounterByID(ctx context.Context, id string) (*Encounter, error)
 	ListEncounters(ctx context.Context, ownerID, campaignID string) ([]DocSummary, error)
+
+	// ListCampaignsPage, ListQuestsPage and ListEncountersPage return one
+	// page of what ListCampaigns, ListQuests and ListEncounters list, in
+	// the same order (most recently updated first, then by id; a PageKey
+	// gives UpdatedAt and ID), read through an index.
+	ListCampaignsPage(ctx context.Context, ownerID string, q PageQuery) (*Page[DocSummary], error)
+	ListQuestsPage(ctx context.Context, ownerID, campaignID string, q PageQuery) (*Page[DocSummary], error)
+	ListEncountersPage(ctx context.Context, ownerID, campaignID string, q PageQuery) (*Page[DocSummary], error)
+}
+
+// PageQuery asks for one page of a list read in keyset order: the rows
+// after After, at most Limit of them. A page's cost does not grow with the
+// list: the store reads it through an index in the list's order.
+type PageQuery struct {
+	// After is the position of the previous page's last row; nil starts
+	// at the list's first row.
+	After *PageKey
+	// Limit is the most rows the page holds (DefaultPageLimit when not
+	// positive, at most MaxPageLimit).
+	Limit int
+	// MaxBytes, when positive, ends the page before the row whose JSON
+	// document would bring the page's total over it (lists of rows with
+	// documents: atlas nodes, lore entities); a page holds at least one
+	// row, however large.
+	MaxBytes int
+}
+
+// PageKey is a row's position in a list: the values the list is ordered
+// by, the last of which is always the row's id. Rows inserted while a
+// list is walked page by page never appear twice: each page starts
+// strictly after the key of the previous page's last row.
+type PageKey struct {
+	// ID is the row's id (ids compare as the database compares text).
+	ID string
+	// UpdatedAt is the row's update time in unix milliseconds: the key of
+	// campaigns, quests and encounters (newest first).
+	UpdatedAt int64
+	// Level is an atlas node's level, its list's first key.
+	Level int
+	// Name is a wiki page's title, an atlas node's or a lore entity's
+	// name.
+	Name string
+	// FromRow says that Level and Name are not given: the store reads
+	// them from the row ID of the list's world. A cursor carries a row so
+	// when its name is too long to carry; a row that has left the list
+	// since is bad_request.
+	FromRow bool
+}
+
+// Page is one page of a list.
+type Page[T any] struct {
+	Items []T
+	// More reports that rows follow the last of Items.
+	More bool
 }
 
 // WikiSearch is a wiki search. WorldIDs limits it to those worlds (the
@@ -144,6 +199,9 @@ type WikiStore interface {
 	FindWikiPageByID(ctx context.Context, id string) (*WikiPage, error)
 	// ListWikiPages lists live pages of a world, of one kind when kind is set.
 	ListWikiPages(ctx context.Context, worldID, kind string) ([]WikiPageSummary, error)
+	// ListWikiPagesPage returns one page of what ListWikiPages lists, in
+	// its order (by title, then id; a PageKey gives Name and ID).
+	ListWikiPagesPage(ctx context.Context, worldID, kind string, q PageQuery) (*Page[WikiPageSummary], error)
 	SearchWikiPages(ctx context.Context, s WikiSearch) ([]WikiPageSummary, error)
 	// WikiPageHistory lists revisions newest first.
 	WikiPageHistory(ctx context.Context, pageID string, limit int) ([]WikiRevision, error)
@@ -164,6 +222,10 @@ type AtlasStore interface {
 	FindAtlasNodeByID(ctx context.Context, id string) (*AtlasNode, error)
 	// ListAtlasNodes lists a world's nodes, of one level when level > 0.
 	ListAtlasNodes(ctx context.Context, worldID string, level int) ([]AtlasNode, error)
+	// ListAtlasNodesPage returns one page of what ListAtlasNodes lists, in
+	// its order (by level, name, then id; a PageKey gives Level, Name and
+	// ID).
+	ListAtlasNodesPage(ctx context.Context, worldID string, level int, q PageQuery) (*Page[AtlasNode], error)
 	SearchAtlasNodes(ctx context.Context, s AtlasSearch) ([]AtlasNode, error)
 	CountAtlasNodes(ctx context.Context, worldID string) (int, error)
 }
@@ -186,6 +248,12 @@ type LoreStore interface {
 	UpsertLore(ctx context.Context, e *LoreEntity) error
 	// ListLore lists a world's entities, of one collection when set.
 	ListLore(ctx context.Context, worldID, collection string) ([]LoreEntity, error)
+	// ListLoreByNamePage returns one page of a collection's entities in
+	// ListLore's order (by name, then id; a PageKey gives Name and ID).
+	// Only the collection "factions" (list_factions) has an index in that
+	// order; another collection is sorted whole for each page. An unknown
+	// collection is bad_request.
+	ListLoreByNamePage(ctx context.Context, worldID, collection string, q PageQuery) (*Page[LoreEntity], error)
 	// CountLore counts a world's entities per collection (every collection
 	// present, zero included).
 	CountLore(ctx context.Context, worldID string) (map[string]int, error)
@@ -249,7 +317,7 @@ func MergeRuntime(doc json.RawMessage, rt *WorldRuntime) (json.RawMessage, error
 	// splicing, without decoding the document. A \u escape could spell the
 	// key ("\u0072untime"), so documents with one take the slow path.
 	trimmed := bytes.TrimSpace(doc)
-	if n := len(trimmed); n >= 2 && trimmed[0] == '{' && trimmed[n-1] == '}' && !bytes.Contains(trimmed, []byte(`"runtime"`)) && !bytes.Contains(trimmed, []byte(`\u`)) && json.Valid(trimmed) {
+	if n := len(trimmed); n >= 2 && trimmed[0] == '{' && trimmed[n-1] == '}' && splicesRuntime(trimmed) {
 		body := bytes.TrimSpace(trimmed[1 : n-1])
 		out := make([]byte, 0, n+len(r)+16)
 		out = append(out, '{')
@@ -271,6 +339,35 @@ func MergeRuntime(doc json.RawMessage, rt *WorldRuntime) (json.RawMessage, error
 	return json.Marshal(m)
 }
 
+// splicesRuntime is MergeRuntime's fast-path test of an object (trimmed,
+// in braces): it does not mention "runtime", has no \u escape and is
+// valid JSON.
+func splicesRuntime(obj []byte) bool {
+	return !bytes.Contains(obj, []byte(`"runtime"`)) && !bytes.Contains(obj, []byte(`\u`)) && json.Valid(obj)
+}
+
+// SplicesRuntime reports whether MergeRuntime(doc, rt) is, for every rt,
+// doc without its closing brace, a comma (unless doc is {}), "runtime":,
+// rt's JSON and the brace: doc is a JSON object with no white space
+// around it or just inside its braces, that does not mention "runtime"
+// and has no \u escape. A store that keeps large documents in pieces
+// records it when writing one, so that read_world can send the document
+// as it reads it (see WorldStreamer).
+func SplicesRuntime(doc []byte) bool {
+	n := len(doc)
+	if n < 2 || doc[0] != '{' || doc[n-1] != '}' {
+		return false
+	}
+	if n > 2 && (isJSONSpace(doc[1]) || isJSONSpace(doc[n-2])) {
+		return false
+	}
+	// Valid JSON has no other white space where TrimSpace would look:
+	// after "{" comes '"' or "}", before "}" the end of a value.
+	return splicesRuntime(doc)
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // WorldWithRuntimeJSON renders the read_world result: the world row with its
 // runtime state merged into json. The document is spliced in as it is
 // stored rather than decoded and encoded again.
@@ -279,21 +376,62 @@ func WorldWithRuntimeJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := *w
-	head.JSON = json.RawMessage("0") // a placeholder: the only "json": key
-	b, err := json.Marshal(&head)
+	head, tail, err := WorldJSONParts(w)
 	if err != nil {
 		return nil, err
+	}
+	out := make([]byte, 0, len(head)+len(doc)+len(tail))
+	out = append(out, head...)
+	out = append(out, doc...)
+	return append(out, tail...), nil
+}
+
+// WorldJSONParts returns the JSON of the world row w (as
+// WorldWithRuntimeJSON renders it) before and after the value of its
+// "json" key: head ends with `"json":`. w.JSON is not read.
+func WorldJSONParts(w *World) (head, tail []byte, err error) {
+	h := *w
+	h.JSON = json.RawMessage("0") // a placeholder: the only "json": key
+	b, err := json.Marshal(&h)
+	if err != nil {
+		return nil, nil, err
 	}
 	const marker = `"json":0`
 	i := bytes.Index(b, []byte(marker))
 	if i < 0 {
-		return nil, errors.New("render world: placeholder not found")
+		return nil, nil, errors.New("render world: placeholder not found")
 	}
-	out := make([]byte, 0, len(b)+len(doc))
-	out = append(out, b[:i+len(`"json":`)]...)
-	out = append(out, doc...)
-	return append(out, b[i+len(marker):]...), nil
+	return b[:i+len(`"json":`)], b[i+len(marker):], nil
+}
+
+// WorldStreamer is implemented by a store that keeps large world documents
+// in pieces (package sqlstore, above a size). read_world then sends such a
+// document to the client as it reads it, instead of holding it whole.
+type WorldStreamer interface {
+	// ReadWorldDeferred is ReadWorld, except that a document kept in
+	// pieces is not read: w.JSON is then nil and doc (nil otherwise)
+	// describes it.
+	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
+	// StreamWorld reads the world, its runtime state and its document
+	// from one snapshot of the store, which no concurrent write changes.
+	// When the document is kept whole, doc is nil and w.JSON holds it;
+	// otherwise w.JSON is nil and doc reads it, and the caller must close
+	// doc, which ends the snapshot.
+	StreamWorld(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc DocReader, err error)
+}
+
+// DocInfo describes a world document kept in pieces.
+type DocInfo struct {
+	// Len is the document's length in bytes.
+	Len int64
+	// SplicesRuntime is SplicesRuntime of the document.
+	SplicesRuntime bool
+}
+
+// DocReader reads a world document kept in pieces: Len bytes, then io.EOF.
+type DocReader interface {
+	io.ReadCloser
+	Info() DocInfo
 }
 
 // ProposalStore keeps proposals, commits them and keeps auto-accept rules.

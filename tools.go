@@ -50,6 +50,15 @@ const (
 	MaxLorePageBytes = 4 << 20
 	MaxLoreIssues    = 500
 	MaxCursorLength  = 1024
+	// The paged lists (list_campaigns, list_quests, list_encounters,
+	// list_wiki_pages, list_factions, list_atlas_places): rows per answer
+	// (limit; list_factions: of its pages and of its lore each), the most
+	// bytes of row documents one answer holds (atlas nodes, lore entities:
+	// the page ends early, never empty) and the longest cursor accepted.
+	DefaultPageLimit    = 100
+	MaxPageLimit        = 1000
+	MaxPageBytes        = 4 << 20
+	MaxPageCursorLength = 4096
 )
 
 // IDArgs is the argument of the read_* tools that take one id.
@@ -62,15 +71,33 @@ type WorldArgs struct {
 	WorldID string `json:"world_id" jsonschema:"the world's id"`
 }
 
-// CampaignFilterArgs filters quest and encounter lists by campaign.
+// ListCampaignsArgs are the arguments of list_campaigns.
+type ListCampaignsArgs struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"most rows in this answer"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of an earlier answer of this tool with the same other arguments: the page after it"`
+}
+
+// CampaignFilterArgs are the arguments of list_quests and list_encounters:
+// a campaign filter and paging.
 type CampaignFilterArgs struct {
 	CampaignID string `json:"campaign_id,omitempty" jsonschema:"only rows of this campaign"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"most rows in this answer"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor of an earlier answer of this tool with the same other arguments: the page after it"`
 }
 
 // ListWikiPagesArgs are the arguments of list_wiki_pages.
 type ListWikiPagesArgs struct {
 	WorldID string `json:"world_id" jsonschema:"the world's id"`
 	Kind    string `json:"kind,omitempty" jsonschema:"only pages of this kind"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most rows in this answer"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of an earlier answer of this tool with the same other arguments: the page after it"`
+}
+
+// ListFactionsArgs are the arguments of list_factions.
+type ListFactionsArgs struct {
+	WorldID string `json:"world_id" jsonschema:"the world's id"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most faction pages, and most lore factions, in this answer"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of an earlier answer of this tool with the same other arguments: the page after it"`
 }
 
 // SearchWikiPagesArgs are the arguments of search_wiki_pages.
@@ -91,6 +118,8 @@ type WikiPageHistoryArgs struct {
 type ListAtlasPlacesArgs struct {
 	WorldID string `json:"world_id" jsonschema:"the world's id"`
 	Level   int    `json:"level,omitempty" jsonschema:"only places of this level (1 continent … 5 site)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most rows in this answer"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of an earlier answer of this tool with the same other arguments: the page after it"`
 }
 
 // SearchAtlasNodesArgs are the arguments of search_atlas_nodes.
@@ -114,24 +143,36 @@ type ListLoreArgs struct {
 	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor (or a value of next_cursors) of an earlier answer: the next page of that collection"`
 }
 
-// CampaignList is the result of list_campaigns.
+// The results of the paged lists carry NextCursor, the cursor of the next
+// page, only when rows follow the page: an answer without it is the list's
+// end (and a list that fits one page answers as it did before paging).
+
+// CampaignList is the result of list_campaigns: one page of the caller's
+// campaigns, most recently updated first, then by id.
 type CampaignList struct {
-	Campaigns []DocSummary `json:"campaigns"`
+	Campaigns  []DocSummary `json:"campaigns"`
+	NextCursor string       `json:"next_cursor,omitempty"`
 }
 
-// QuestList is the result of list_quests.
+// QuestList is the result of list_quests: one page, ordered as
+// CampaignList.
 type QuestList struct {
-	Quests []DocSummary `json:"quests"`
+	Quests     []DocSummary `json:"quests"`
+	NextCursor string       `json:"next_cursor,omitempty"`
 }
 
-// EncounterList is the result of list_encounters.
+// EncounterList is the result of list_encounters: one page, ordered as
+// CampaignList.
 type EncounterList struct {
 	Encounters []DocSummary `json:"encounters"`
+	NextCursor string       `json:"next_cursor,omitempty"`
 }
 
-// WikiPageList is the result of list_wiki_pages and search_wiki_pages.
+// WikiPageList is the result of list_wiki_pages (one page, by title then
+// id) and search_wiki_pages (never a cursor).
 type WikiPageList struct {
-	Pages []WikiPageSummary `json:"pages"`
+	Pages      []WikiPageSummary `json:"pages"`
+	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
 // WikiHistory is the result of wiki_page_history.
@@ -141,11 +182,15 @@ type WikiHistory struct {
 }
 
 // FactionList is the result of list_factions: the world's faction wiki
-// pages and its entities of the lore collection "factions".
+// pages (by title, then id) and its entities of the lore collection
+// "factions" (by name, then id), paged side by side: an answer holds up to
+// limit of each, and NextCursor continues both (a part already listed
+// whole answers empty on the later pages).
 type FactionList struct {
-	WorldID string            `json:"worldId"`
-	Pages   []WikiPageSummary `json:"pages"`
-	Lore    []RawEntity       `json:"lore"`
+	WorldID    string            `json:"worldId"`
+	Pages      []WikiPageSummary `json:"pages"`
+	Lore       []RawEntity       `json:"lore"`
+	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
 // WorldSummary is the result of get_world_summary.
@@ -157,9 +202,11 @@ type WorldSummary struct {
 	AtlasNodes int            `json:"atlasNodes"`
 }
 
-// AtlasPlaceList is the result of list_atlas_places and search_atlas_nodes.
+// AtlasPlaceList is the result of list_atlas_places (one page, by level,
+// name, then id) and search_atlas_nodes (never a cursor).
 type AtlasPlaceList struct {
-	Places []AtlasNode `json:"places"`
+	Places     []AtlasNode `json:"places"`
+	NextCursor string      `json:"next_cursor,omitempty"`
 }
 
 // POIList is the result of search_pois.

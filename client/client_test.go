@@ -172,6 +172,12 @@ func TestHelpers(t *testing.T) {
 			if _, err := c.ListWikiPages(ctx, s.World.ID, "villain"); err == nil || !strings.Contains(err.Error(), "quest-log") {
 				t.Errorf("ListWikiPages(villain): %v, want the kinds named", err)
 			}
+			if pages.NextCursor != "" {
+				t.Errorf("ListWikiPages(faction): a cursor %q on a list of one", pages.NextCursor)
+			}
+			if _, err := c.ListWikiPagesFrom(ctx, s.World.ID, "", "not a cursor"); wf.ErrorCode(err) != wf.EBadRequest {
+				t.Errorf("ListWikiPagesFrom(bad cursor): %v, want bad_request", err)
+			}
 
 			pois, err := c.SearchPOIs(ctx, s.World.ID, wf.POIQuery{Name: "chest"})
 			if err != nil || len(pois.POIs) != 1 || pois.POIs[0].ID != s.POI.ID {

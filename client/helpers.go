@@ -59,14 +59,24 @@ func (c *Client) ProposeLore(ctx context.Context, worldID string, ops []wf.LoreO
 	})
 }
 
-// ListWikiPages calls list_wiki_pages {world_id, kind?}. kind "" lists
-// every page; otherwise it is one of worldforge.WikiKinds (lore, faction,
-// place, quest-log), and any other value fails before the call.
+// ListWikiPages calls list_wiki_pages {world_id, kind?}: the first page
+// (worldforge.DefaultPageLimit pages, by title); NextCursor is set when
+// more follow (ListWikiPagesFrom reads them). kind "" lists every page;
+// otherwise it is one of worldforge.WikiKinds (lore, faction, place,
+// quest-log), and any other value fails before the call.
 func (c *Client) ListWikiPages(ctx context.Context, worldID, kind string) (*wf.WikiPageList, error) {
+	return c.ListWikiPagesFrom(ctx, worldID, kind, "")
+}
+
+// ListWikiPagesFrom calls list_wiki_pages {world_id, kind?, cursor?}: the
+// page after cursor, the NextCursor of an earlier answer for the same
+// world and kind ("" for the first page). A walk ends at the answer
+// without NextCursor.
+func (c *Client) ListWikiPagesFrom(ctx context.Context, worldID, kind, cursor string) (*wf.WikiPageList, error) {
 	if kind != "" && !slices.Contains(wf.WikiKinds, kind) {
 		return nil, fmt.Errorf("worldforge client: %s: kind %q is not one of %s", wf.ToolListWikiPages, kind, strings.Join(wf.WikiKinds, ", "))
 	}
-	return call[wf.WikiPageList](ctx, c, wf.ToolListWikiPages, wf.ListWikiPagesArgs{WorldID: worldID, Kind: kind})
+	return call[wf.WikiPageList](ctx, c, wf.ToolListWikiPages, wf.ListWikiPagesArgs{WorldID: worldID, Kind: kind, Cursor: cursor})
 }
 
 // SearchPOIs calls search_pois {world_id, request}. Every request field is

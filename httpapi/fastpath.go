@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -14,7 +16,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	sdkjson "github.com/segmentio/encoding/json"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -22,10 +23,13 @@ import (
 // ToolRunner runs tool calls without MCP framing, for the fast path
 // (package mcpserver implements it).
 type ToolRunner interface {
-	// CallToolText runs the named tool for actor and returns the text of
-	// the one content block the tool result holds and whether the result
-	// is an error; ok is false, with nothing run, if no such tool exists.
-	CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool)
+	// CallToolStream runs the named tool for actor and returns the text
+	// of the one content block the tool result holds and whether the
+	// result is an error; ok is false, with nothing run, if no such tool
+	// exists. A result too large to hold comes back as stream instead
+	// (text "", isError false): the writer of the text, to be called
+	// exactly once, after which the text is complete unless it failed.
+	CallToolStream(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, stream func(io.Writer) error, isError, ok bool)
 	// Implementation is the serverInfo the go-sdk server announces.
 	Implementation() *mcp.Implementation
 }
@@ -117,11 +121,7 @@ func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byt
 	if i := firstNonSpace(body); i < 0 || body[i] != '{' {
 		return false // a batch, or not an object: the SDK's
 	}
-	msg, err := jsonrpc.DecodeMessage(body)
-	if err != nil {
-		return false
-	}
-	req, ok := msg.(*jsonrpc.Request)
+	req, ok := decodeRequest(body)
 	if !ok || !req.IsCall() || req.Method != methodToolsCall {
 		return false
 	}
@@ -132,36 +132,131 @@ func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byt
 	if isNew && (h.Get("Mcp-Method") != methodToolsCall || h.Get("Mcp-Name") != params.Name) {
 		return false
 	}
-	actor := worldforge.ActorFromContext(r.Context())
-	text, isError, ok := f.tools.CallToolText(r.Context(), actor, params.Name, params.Arguments)
-	if !ok {
-		return false // unknown tool: the SDK's error
-	}
 	buf := responseBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer responseBuffers.Put(buf)
-	if err := f.encode(buf, req.ID, text, isError, isNew); err != nil {
-		// The SDK would fail the same way on an id it cannot encode; our
-		// caller has written nothing, so let the SDK answer.
+	if err := f.encodeHead(buf, req.ID, isNew); err != nil {
+		// The SDK would fail the same way on an id it cannot encode; we
+		// have written nothing and run nothing, so let the SDK answer.
 		return false
 	}
+	actor := worldforge.ActorFromContext(r.Context())
+	text, stream, isError, ok := f.tools.CallToolStream(r.Context(), actor, params.Name, params.Arguments)
+	if !ok {
+		return false // unknown tool: the SDK's error
+	}
+	s.fastN.Add(1)
+	if stream != nil {
+		s.fastStream(w, r, buf, stream, isNew)
+		return true
+	}
+	f.encodeText(buf, text)
+	f.encodeTail(buf, isError, isNew)
+	writeFastHeader(w)
+	w.Write(buf.Bytes())
+	return true
+}
+
+// writeFastHeader sends the fast path's status and headers.
+func writeFastHeader(w http.ResponseWriter) {
 	wh := w.Header()
 	wh.Set("Cache-Control", "no-cache, no-transform")
 	wh.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
-	s.fastN.Add(1)
-	return true
+}
+
+// streamBufferSize is what the fast path holds of a streamed answer
+// before writing it on.
+const streamBufferSize = 32 << 10
+
+// fastStream sends a result whose text is written by stream (read_world of
+// a world the store keeps in pieces): the response's head (in buf), then
+// the text escaped as encoding/json escapes a string, as stream writes it,
+// through a buffer of streamBufferSize, then the tail: byte for byte what
+// encodeText makes of the whole text, with memory bounded by the buffer and
+// the store's chunk, not the text. net/http sends it chunked (as it does
+// any answer over its 2 KB buffer), so an answer under the buffer's size
+// still goes out in one write with a Content-Length, as encode's would.
+//
+// Once the first bytes have gone out, the status cannot change: if stream
+// fails after that for any reason but the client's connection (a store
+// error mid-document), the error is logged and the connection aborted
+// (http.ErrAbortHandler), so the client sees a cut response, never a
+// complete-looking wrong one. A failure before anything went out is
+// answered as the go-sdk path answers it: an internal_error tool result.
+func (s *Server) fastStream(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, stream func(io.Writer) error, isNew bool) {
+	lw := &lazyResponse{w: w}
+	bw := bufio.NewWriterSize(lw, streamBufferSize)
+	bw.Write(buf.Bytes())
+	bw.WriteByte('"')
+	esc := newJSONStringWriter(bw, streamBufferSize)
+	err := stream(esc)
+	if err == nil {
+		err = esc.Close()
+	}
+	if err == nil {
+		var tail bytes.Buffer
+		tail.WriteByte('"')
+		s.fast.encodeTail(&tail, false, isNew)
+		bw.Write(tail.Bytes())
+		err = bw.Flush()
+	}
+	switch {
+	case err == nil:
+	case !lw.started:
+		// Nothing sent: answer with the error result instead.
+		head := buf.Bytes()
+		var out bytes.Buffer
+		out.Write(head)
+		s.fast.encodeText(&out, "internal_error")
+		s.fast.encodeTail(&out, true, isNew)
+		writeFastHeader(w)
+		w.Write(out.Bytes())
+	case lw.err != nil:
+		// The client stopped reading or went away: nobody to tell.
+	default:
+		s.log.ErrorContext(r.Context(), "fast path: aborting a response cut short", "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// lazyResponse sends the fast path's status and headers on the first
+// write, and remembers whether it wrote and the writer's first error.
+type lazyResponse struct {
+	w       http.ResponseWriter
+	started bool
+	err     error
+}
+
+func (l *lazyResponse) Write(p []byte) (int, error) {
+	if !l.started {
+		l.started = true
+		writeFastHeader(l.w)
+	}
+	n, err := l.w.Write(p)
+	if err != nil && l.err == nil {
+		l.err = err
+	}
+	return n, err
 }
 
 var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// encode writes the JSON-RPC response for a tool result, byte for byte as
-// the go-sdk writes it: the envelope with the id (HTML characters not
-// escaped), and the result as mcp.CallToolResult marshals it (HTML
-// characters escaped), with _meta.serverInfo and resultType on the
-// 2026-07-28 revision.
-func (f *fastResponder) encode(buf *bytes.Buffer, id jsonrpc.ID, text string, isError, isNew bool) error {
+// The JSON-RPC response for a tool result is encodeHead, encodeText and
+// encodeTail: byte for byte what the go-sdk writes, the envelope with the
+// id (HTML characters not escaped), and the result as mcp.CallToolResult
+// marshals it (HTML characters escaped), with _meta.serverInfo and
+// resultType on the 2026-07-28 revision.
+
+// encodeText writes the text as encoding/json writes a string (a string
+// always encodes, and a bytes.Buffer takes every write).
+func (f *fastResponder) encodeText(buf *bytes.Buffer, text string) {
+	json.NewEncoder(buf).Encode(text)
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+}
+
+// encodeHead writes the response up to the text's opening quote.
+func (f *fastResponder) encodeHead(buf *bytes.Buffer, id jsonrpc.ID, isNew bool) error {
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	switch v := id.Raw().(type) {
 	case int64:
@@ -184,10 +279,11 @@ func (f *fastResponder) encode(buf *bytes.Buffer, id jsonrpc.ID, text string, is
 		buf.WriteByte('{')
 	}
 	buf.WriteString(`"content":[{"type":"text","text":`)
-	if err := json.NewEncoder(buf).Encode(text); err != nil {
-		return err
-	}
-	buf.Truncate(buf.Len() - 1)
+	return nil
+}
+
+// encodeTail writes the response after the text's closing quote.
+func (f *fastResponder) encodeTail(buf *bytes.Buffer, isError, isNew bool) {
 	buf.WriteString(`}]`)
 	if isError {
 		buf.WriteString(`,"isError":true`)
@@ -196,7 +292,6 @@ func (f *fastResponder) encode(buf *bytes.Buffer, id jsonrpc.ID, text string, is
 		buf.WriteString(`,"resultType":"complete"`)
 	}
 	buf.WriteString(`}}`)
-	return nil
 }
 
 var errUnencodableID = &worldforge.Error{Code: worldforge.EInternal, Detail: "unencodable JSON-RPC id"}
@@ -283,16 +378,6 @@ func plainKeys(raw []byte) bool {
 		}
 	}
 	return true
-}
-
-// sdkUnmarshal decodes as the go-sdk does: its JSON package
-// (github.com/segmentio/encoding/json), with struct fields matched by exact
-// name only. The body's nesting depth has been bounded by
-// jsonrpc.DecodeMessage already.
-func sdkUnmarshal(data []byte, v any) error {
-	dec := sdkjson.NewDecoder(bytes.NewReader(data))
-	dec.DontMatchCaseInsensitiveStructFields()
-	return dec.Decode(v)
 }
 
 // remarshal converts a decoded _meta value into a typed one, as the go-sdk

@@ -9,11 +9,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -113,20 +115,77 @@ func messageKey(method string, params any) (string, bool) {
 
 type inflightKey struct{}
 
-// openRequest is one request of ours while it runs.
+// openRequest is one request of ours while it runs. It is made in one
+// allocation together with the request's context (ctx), which the go-sdk
+// gets: the per-request cost is what a bare go-sdk call with a deadline
+// costs (see Client.do).
 type openRequest struct {
 	c     *Client
+	s     *session
 	cs    *mcp.ClientSession
 	hooks *RequestHooks // nil: the ClientOptions handlers
 
-	mu    sync.Mutex
-	token string // its progress token, "" if none
+	ctx    requestContext
+	cancel context.CancelCauseFunc
+	// deadline is when the client's timeout ends the request; zero when
+	// the caller's context has a deadline of its own, which then rules.
+	deadline time.Time
+
+	// Guarded by the client's routeTable.mu.
+	prev, next *openRequest // in the table's list of requests in flight
+	live       bool         // in that list
+	token      string       // its progress token, "" if none
+	expected   bool         // a message seen on its HTTP stream was attributed to it
 
 	// Notifications seen on the request's own HTTP stream, and of them
 	// those handed to the handlers: the request waits for the latter to
 	// catch up before it returns.
 	seen      counter
 	delivered counter
+}
+
+// errRequestTimeout is the cancellation cause of a request the client's
+// timeout ended.
+var errRequestTimeout = fmt.Errorf("mcpkit: request timeout: %w", context.DeadlineExceeded)
+
+// requestContext is the context a request runs in: the caller's, made
+// cancellable so that the request fails when its session ends, with the
+// client's timeout as its deadline unless the caller set one, and
+// carrying the request itself (inflightKey). The timeout is kept by the
+// routeTable's one timer rather than by a timer per request (a
+// context.WithTimeout), which would cost each request a runtime timer.
+//
+// The embedded context is the context.WithCancelCause of the caller's,
+// whose Done and Value (the cancelCtx the context package looks for)
+// pass through, so that contexts the go-sdk derives from this one hang
+// off it like off any cancelCtx.
+type requestContext struct {
+	context.Context
+	r *openRequest
+}
+
+func (x *requestContext) Deadline() (time.Time, bool) {
+	if d := x.r.deadline; !d.IsZero() {
+		return d, true
+	}
+	return x.Context.Deadline()
+}
+
+// Err reports the client's timeout as context.DeadlineExceeded, as a
+// context.WithTimeout would.
+func (x *requestContext) Err() error {
+	err := x.Context.Err()
+	if err == context.Canceled && context.Cause(x.Context) == errRequestTimeout {
+		return context.DeadlineExceeded
+	}
+	return err
+}
+
+func (x *requestContext) Value(key any) any {
+	if _, ok := key.(inflightKey); ok {
+		return x.r
+	}
+	return x.Context.Value(key)
 }
 
 // inflightFrom returns the request of this client that ctx belongs to.
@@ -139,47 +198,149 @@ func (c *Client) inflightFrom(ctx context.Context) *openRequest {
 
 // routeTable is a client's requests in flight.
 type routeTable struct {
-	mu     sync.Mutex
-	live   map[*openRequest]bool
-	tokens map[string]*openRequest
+	mu sync.Mutex
+	// The requests in flight, oldest first (a list rather than a map:
+	// adding and removing one is a few pointer writes).
+	head, tail *openRequest
+	tokens     map[string]*openRequest
 	// expect holds, by message key, the requests on whose HTTP stream a
 	// routed message was seen and not yet handled, oldest first.
 	expect map[string][]*openRequest
+	// timer ends the requests whose deadline (the client's timeout) has
+	// passed. While armed it is set for no later than the earliest such
+	// deadline; as every request gets the same timeout, the deadlines
+	// grow along the list, so that a request ending early leaves the
+	// timer alone and it is set again only when it fires (about once per
+	// timeout while requests keep coming).
+	timer *time.Timer
+	armed bool
 }
 
-func (t *routeTable) begin(c *Client, cs *mcp.ClientSession, h *RequestHooks) *openRequest {
-	r := &openRequest{c: c, cs: cs, hooks: h}
+// begin registers a request on session s made with the caller's ctx and
+// returns it; its ctx is the request's context. The request must be
+// ended with end.
+func (t *routeTable) begin(c *Client, s *session, ctx context.Context) *openRequest {
+	r := &openRequest{c: c, s: s, cs: s.cs, hooks: requestHooksFrom(ctx)}
+	inner, cancel := context.WithCancelCause(ctx)
+	r.ctx = requestContext{Context: inner, r: r}
+	r.cancel = cancel
+	_, hasDeadline := ctx.Deadline()
+
 	t.mu.Lock()
-	if t.live == nil {
-		t.live = map[*openRequest]bool{}
+	if !hasDeadline {
+		// Under the lock, so that the deadlines grow along the list.
+		r.deadline = time.Now().Add(c.timeout)
+		if !t.armed {
+			t.armed = true
+			if t.timer == nil {
+				t.timer = time.AfterFunc(c.timeout, c.expireRequests)
+			} else {
+				t.timer.Reset(c.timeout)
+			}
+		}
 	}
-	t.live[r] = true
+	r.prev = t.tail
+	if t.tail != nil {
+		t.tail.next = r
+	} else {
+		t.head = r
+	}
+	t.tail = r
+	r.live = true
+	failed := s.failed
 	t.mu.Unlock()
+	if failed {
+		cancel(s.endCause())
+	}
 	return r
 }
 
+// end removes r from the table and releases its context.
 func (t *routeTable) end(r *openRequest) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.live, r)
-	r.mu.Lock()
+	if r.prev != nil {
+		r.prev.next = r.next
+	} else {
+		t.head = r.next
+	}
+	if r.next != nil {
+		r.next.prev = r.prev
+	} else {
+		t.tail = r.prev
+	}
+	r.prev, r.next, r.live = nil, nil, false
 	if r.token != "" {
 		delete(t.tokens, r.token)
 	}
-	r.mu.Unlock()
-	for k, rs := range t.expect {
-		kept := rs[:0]
-		for _, x := range rs {
-			if x != r {
-				kept = append(kept, x)
+	if r.expected {
+		for k, rs := range t.expect {
+			kept := rs[:0]
+			for _, x := range rs {
+				if x != r {
+					kept = append(kept, x)
+				}
+			}
+			if len(kept) == 0 {
+				delete(t.expect, k)
+			} else {
+				t.expect[k] = kept
 			}
 		}
-		if len(kept) == 0 {
-			delete(t.expect, k)
-		} else {
-			t.expect[k] = kept
+	}
+	t.mu.Unlock()
+	r.cancel(nil)
+}
+
+// expireRequests is the table's timer: it cancels the requests whose
+// deadline has passed and sets the timer for the next deadline.
+func (c *Client) expireRequests() {
+	t := &c.routes
+	var due []*openRequest
+	now := time.Now()
+	t.mu.Lock()
+	t.armed = false
+	for r := t.head; r != nil; r = r.next {
+		if r.deadline.IsZero() {
+			continue // the caller's deadline
+		}
+		if r.deadline.After(now) {
+			t.armed = true
+			t.timer.Reset(r.deadline.Sub(now))
+			break
+		}
+		due = append(due, r)
+	}
+	t.mu.Unlock()
+	for _, r := range due {
+		r.cancel(errRequestTimeout)
+	}
+}
+
+// failSession cancels the requests in flight on s with cause, and those
+// that s gets from now on with its end cause.
+func (t *routeTable) failSession(s *session, cause error) {
+	var rs []*openRequest
+	t.mu.Lock()
+	s.failed = true
+	for r := t.head; r != nil; r = r.next {
+		if r.s == s {
+			rs = append(rs, r)
 		}
 	}
+	t.mu.Unlock()
+	for _, r := range rs {
+		r.cancel(cause)
+	}
+}
+
+// stop stops the timer (the client is closed).
+func (t *routeTable) stop() {
+	t.mu.Lock()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	t.armed = false
+	t.mu.Unlock()
 }
 
 func (t *routeTable) setToken(r *openRequest, tok string) {
@@ -188,10 +349,8 @@ func (t *routeTable) setToken(r *openRequest, tok string) {
 		t.tokens = map[string]*openRequest{}
 	}
 	t.tokens[tok] = r
-	t.mu.Unlock()
-	r.mu.Lock()
 	r.token = tok
-	r.mu.Unlock()
+	t.mu.Unlock()
 }
 
 func (t *routeTable) byToken(tok any) *openRequest {
@@ -208,13 +367,14 @@ func (t *routeTable) byToken(tok any) *openRequest {
 func (t *routeTable) attribute(key string, r *openRequest) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.live[r] {
+	if !r.live {
 		return
 	}
 	if t.expect == nil {
 		t.expect = map[string][]*openRequest{}
 	}
 	t.expect[key] = append(t.expect[key], r)
+	r.expected = true
 }
 
 // take returns (and forgets) the oldest request on whose stream a message
@@ -241,7 +401,7 @@ func (t *routeTable) sole(cs *mcp.ClientSession) *openRequest {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var found *openRequest
-	for r := range t.live {
+	for r := t.head; r != nil; r = r.next {
 		if r.cs != cs {
 			continue
 		}
@@ -444,10 +604,18 @@ func tapStream(req *http.Request, resp *http.Response) {
 	if !ok || resp.StatusCode != http.StatusOK || resp.Body == nil {
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+	if !isEventStream(resp.Header.Get("Content-Type")) {
 		return
 	}
 	resp.Body = &sseTap{rc: resp.Body, r: r}
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream
+// (what mime.ParseMediaType would say, without its allocations on every
+// response).
+func isEventStream(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }
 
 // maxTappedEvent bounds the data of one event the tap decodes; larger
@@ -561,6 +729,17 @@ func (t *sseTap) dispatch() {
 	if tooBig || len(data) == 0 || (name != "" && name != "message") {
 		return
 	}
+	// Most events are the answer, or messages no request takes: tell them
+	// by a look at the top level, rather than decode each (the go-sdk
+	// decodes it again, and its decoder is not cheap).
+	method, hasMethod, hasID, ok := peekMessage(data)
+	switch {
+	case ok && !hasMethod:
+		t.answered = t.answered || hasID
+		return
+	case ok && routedParams(method) == nil:
+		return
+	}
 	msg, err := jsonrpc.DecodeMessage(data)
 	if err != nil {
 		return
@@ -587,6 +766,148 @@ func (t *sseTap) dispatch() {
 	}
 }
 
+// peekMessage looks at the top level of a JSON-RPC message without
+// decoding it: the value of its "method" member if it has one, and
+// whether it has an "id" (not null). Keys match without regard to case,
+// as they do for the go-sdk's decoder. ok is false when it cannot tell
+// for sure: data is not a JSON object, or a key or the method is not
+// plain ASCII (escapes, say, which only a decoder reads right).
+func peekMessage(data []byte) (method string, hasMethod, hasID, ok bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return "", false, false, false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return "", false, false, true
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return "", false, false, false
+		}
+		end := skipString(data, i)
+		if end < 0 {
+			return "", false, false, false
+		}
+		key := data[i+1 : end-1]
+		if !plainASCII(key) {
+			return "", false, false, false
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return "", false, false, false
+		}
+		i = skipSpace(data, i+1)
+		vend := skipValue(data, i)
+		if vend < 0 {
+			return "", false, false, false
+		}
+		switch {
+		case bytes.EqualFold(key, []byte("method")):
+			v := data[i:vend]
+			if v[0] != '"' || !plainASCII(v[1:len(v)-1]) {
+				return "", false, false, false
+			}
+			method, hasMethod = string(v[1:len(v)-1]), true
+		case bytes.EqualFold(key, []byte("id")):
+			hasID = string(data[i:vend]) != "null"
+		}
+		i = skipSpace(data, vend)
+		if i >= len(data) {
+			return "", false, false, false
+		}
+		switch data[i] {
+		case '}':
+			return method, hasMethod, hasID, true
+		case ',':
+			i = skipSpace(data, i+1)
+		default:
+			return "", false, false, false
+		}
+	}
+}
+
+// plainASCII reports whether b is printable ASCII without backslashes.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index after the JSON string that starts at
+// data[i] (a quote), or -1.
+func skipString(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the JSON value that starts at
+// data[i], or -1. It does not check what it skips (the go-sdk's decoder
+// does).
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				k := skipString(data, j)
+				if k < 0 {
+					return -1
+				}
+				j = k - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(data) {
+		switch data[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			if j == i {
+				return -1
+			}
+			return j
+		}
+		j++
+	}
+	return -1
+}
+
 // clientWatcher is told what a server sends outside the hooks of any
 // request: log messages no request took, resource updates, and the
 // client becoming ready (again). A gateway watches its upstream clients
@@ -599,8 +920,9 @@ type clientWatcher struct {
 
 // watcherSet is a client's watchers, by owner.
 type watcherSet struct {
-	mu sync.Mutex
-	ws map[any]*clientWatcher
+	mu  sync.Mutex
+	ws  map[any]*clientWatcher
+	any atomic.Bool // len(ws) > 0, for a look without the lock on every request
 }
 
 // set installs w for owner, replacing owner's earlier one.
@@ -611,6 +933,7 @@ func (s *watcherSet) set(owner any, w *clientWatcher) {
 		s.ws = map[any]*clientWatcher{}
 	}
 	s.ws[owner] = w
+	s.any.Store(true)
 }
 
 func (s *watcherSet) has(owner any) bool {
@@ -633,7 +956,5 @@ func (s *watcherSet) each(fn func(*clientWatcher)) {
 }
 
 func (c *Client) watched() bool {
-	c.watchers.mu.Lock()
-	defer c.watchers.mu.Unlock()
-	return len(c.watchers.ws) > 0
+	return c.watchers.any.Load()
 }

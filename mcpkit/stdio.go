@@ -311,7 +311,8 @@ type stdioConn struct {
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err != nil {
-		c.readErr.CompareAndSwap(nil, &err)
+		first := err // (a variable of its own, so that only a failed read allocates)
+		c.readErr.CompareAndSwap(nil, &first)
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && isRoutedNotification(req.Method) {
 		c.notifications.add(1)

@@ -104,6 +104,13 @@ func FuzzToolArguments(f *testing.F) {
 		{wf.ToolListLore, `{"world_id":"` + w + `","collection":"dragons"}`},
 		{wf.ToolListQuests, `{"campaign_id":[]}`},
 		{wf.ToolListCampaigns, `{"a":1}`},
+		// Paging.
+		{wf.ToolListCampaigns, `{"limit":1}`},
+		{wf.ToolListQuests, `{"campaign_id":"` + s.Campaign.ID + `","limit":1000}`},
+		{wf.ToolListWikiPages, `{"world_id":"` + w + `","limit":1001}`},
+		{wf.ToolListAtlasPlaces, `{"world_id":"` + w + `","cursor":"eyJ2IjoxfQ"}`},
+		{wf.ToolListFactions, `{"world_id":"` + w + `","cursor":"","limit":1}`},
+		{wf.ToolListEncounters, `{"cursor":"not a cursor"}`},
 		{wf.ToolListCampaigns, `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`},
 	}
 	for _, sd := range seeds {

@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -13,15 +16,40 @@ import (
 	"github.com/worldforge-go/worldforge/engine/lore"
 )
 
-// World, campaign, quest and encounter reads: owner only.
+// World, campaign, quest and encounter reads: owner only. (The paged
+// lists — list_campaigns, list_quests, list_encounters, list_wiki_pages,
+// list_factions, list_atlas_places — are in pages.go.)
 
 func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
-	w, rt, err := s.store.ReadWorld(ctx, in.ID)
+	st, ok := s.store.(wf.WorldStreamer)
+	if !ok {
+		w, rt, err := s.store.ReadWorld(ctx, in.ID)
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		if err := ownedBy(c, w.OwnerID); err != nil {
+			return nil, err
+		}
+		out, err := wf.WorldWithRuntimeJSON(w, rt)
+		if err != nil {
+			return nil, err
+		}
+		c.target("world", w.ID, w.ID)
+		return out, nil
+	}
+	// The same one query as ReadWorld; a document kept in pieces is left
+	// in the store, to be read from one snapshot once the audit row is
+	// committed (worldText).
+	w, rt, doc, err := st.ReadWorldDeferred(ctx, in.ID)
 	if err != nil {
 		return nil, storeErr(err)
 	}
 	if err := ownedBy(c, w.OwnerID); err != nil {
 		return nil, err
+	}
+	if doc != nil {
+		c.target("world", w.ID, w.ID)
+		return &worldText{store: st, id: w.ID, owner: c.owner}, nil
 	}
 	out, err := wf.WorldWithRuntimeJSON(w, rt)
 	if err != nil {
@@ -29,6 +57,126 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 	}
 	c.target("world", w.ID, w.ID)
 	return out, nil
+}
+
+// worldText is read_world's result for a world whose document the store
+// keeps in pieces: rendered, or sent, from one snapshot of the store once
+// the call's audit row is committed, without holding the document whole
+// when the runtime state can be spliced into it.
+type worldText struct {
+	store wf.WorldStreamer
+	id    string
+	owner string
+}
+
+func (t *worldText) open(ctx context.Context) (func(io.Writer) error, int64, error) {
+	w, rt, doc, err := t.store.StreamWorld(ctx, t.id)
+	if err != nil {
+		return nil, 0, storeErr(err)
+	}
+	if w.OwnerID != t.owner { // checked already; owners do not change
+		if doc != nil {
+			doc.Close()
+		}
+		return nil, 0, wf.ErrNotFound
+	}
+	if doc != nil && doc.Info().SplicesRuntime {
+		return spliceWorld(w, rt, doc)
+	}
+	if doc != nil {
+		// Not spliceable (MergeRuntime decodes it): read it whole and
+		// render as for a small world.
+		w.JSON, err = readAllDoc(doc)
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	out, err := wf.WorldWithRuntimeJSON(w, rt)
+	if err != nil {
+		return nil, 0, err
+	}
+	return func(dst io.Writer) error {
+		_, err := dst.Write(out)
+		return err
+	}, int64(len(out)), nil
+}
+
+func readAllDoc(doc wf.DocReader) ([]byte, error) {
+	defer doc.Close()
+	b := bytes.NewBuffer(make([]byte, 0, doc.Info().Len+bytes.MinRead))
+	if _, err := b.ReadFrom(doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// spliceWorld returns the writer of read_world's text for a document that
+// splices: what WorldWithRuntimeJSON makes, written piece by piece — the
+// row up to "json":, the document without its closing brace as the store
+// reads it, the runtime key, the brace and the rest of the row. The writer
+// closes doc.
+func spliceWorld(w *wf.World, rt *wf.WorldRuntime, doc wf.DocReader) (func(io.Writer) error, int64, error) {
+	head, tail, err := wf.WorldJSONParts(w)
+	if err == nil {
+		var r []byte
+		if r, err = json.Marshal(rt); err == nil {
+			n := doc.Info().Len
+			mid := make([]byte, 0, len(`,"runtime":`)+len(r)+1+len(tail))
+			if n > 2 {
+				mid = append(mid, ',')
+			}
+			mid = append(mid, `"runtime":`...)
+			mid = append(mid, r...)
+			mid = append(mid, '}')
+			mid = append(mid, tail...)
+			return func(dst io.Writer) error {
+				defer doc.Close()
+				if _, err := dst.Write(head); err != nil {
+					return err
+				}
+				body := &allButLast{w: dst, n: n - 1}
+				if _, err := io.Copy(body, doc); err != nil {
+					return err
+				}
+				if body.n != 0 || !body.held || body.last != '}' {
+					return errors.New("read world: the stored document does not end as recorded")
+				}
+				_, err := dst.Write(mid)
+				return err
+			}, int64(len(head)) + n - 1 + int64(len(mid)), nil
+		}
+	}
+	doc.Close()
+	return nil, 0, err
+}
+
+// allButLast passes on the first n bytes written to it and keeps the
+// next one (a document's closing brace) in last.
+type allButLast struct {
+	w    io.Writer
+	n    int64
+	last byte
+	held bool
+}
+
+func (a *allButLast) Write(p []byte) (int, error) {
+	total := len(p)
+	if k := int64(len(p)); k > 0 && a.n > 0 {
+		k = min(k, a.n)
+		m, err := a.w.Write(p[:k])
+		a.n -= int64(m)
+		if err != nil {
+			return m, err
+		}
+		p = p[k:]
+	}
+	if len(p) > 0 {
+		if a.held || len(p) > 1 {
+			return total - len(p), errors.New("read world: the stored document is longer than recorded")
+		}
+		a.last, a.held = p[0], true
+	}
+	return total, nil
 }
 
 func (s *Server) readCampaign(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
@@ -43,15 +191,6 @@ func (s *Server) readCampaign(ctx context.Context, c *call, in *wf.IDArgs) (any,
 	return cp, nil
 }
 
-func (s *Server) listCampaigns(ctx context.Context, c *call, _ *struct{}) (any, error) {
-	list, err := s.store.ListCampaigns(ctx, c.owner)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	c.target("campaign", "", "")
-	return wf.CampaignList{Campaigns: list}, nil
-}
-
 func (s *Server) readQuest(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
 	q, err := s.store.FindQuestByID(ctx, in.ID)
 	if err != nil {
@@ -62,15 +201,6 @@ func (s *Server) readQuest(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 	}
 	c.target("quest", q.ID, q.WorldID)
 	return q, nil
-}
-
-func (s *Server) listQuests(ctx context.Context, c *call, in *wf.CampaignFilterArgs) (any, error) {
-	list, err := s.store.ListQuests(ctx, c.owner, in.CampaignID)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	c.target("quest", "", "")
-	return wf.QuestList{Quests: list}, nil
 }
 
 func (s *Server) readEncounter(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
@@ -85,28 +215,7 @@ func (s *Server) readEncounter(ctx context.Context, c *call, in *wf.IDArgs) (any
 	return e, nil
 }
 
-func (s *Server) listEncounters(ctx context.Context, c *call, in *wf.CampaignFilterArgs) (any, error) {
-	list, err := s.store.ListEncounters(ctx, c.owner, in.CampaignID)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	c.target("encounter", "", "")
-	return wf.EncounterList{Encounters: list}, nil
-}
-
 // Wiki reads: owner or GM of the page's world.
-
-func (s *Server) listWikiPages(ctx context.Context, c *call, in *wf.ListWikiPagesArgs) (any, error) {
-	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
-		return nil, err
-	}
-	pages, err := s.store.ListWikiPages(ctx, in.WorldID, in.Kind)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	c.target("world", in.WorldID, in.WorldID)
-	return wf.WikiPageList{Pages: pages}, nil
-}
 
 func (s *Server) readWikiPage(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
 	p, err := s.store.FindWikiPageByID(ctx, in.ID)
@@ -151,22 +260,6 @@ func (s *Server) wikiPageHistory(ctx context.Context, c *call, in *wf.WikiPageHi
 	return wf.WikiHistory{PageID: p.ID, Revisions: revs}, nil
 }
 
-func (s *Server) listFactions(ctx context.Context, c *call, in *wf.WorldArgs) (any, error) {
-	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
-		return nil, err
-	}
-	pages, err := s.store.ListWikiPages(ctx, in.WorldID, wf.WikiKindFaction)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	lore, err := s.store.ListLore(ctx, in.WorldID, "factions")
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	c.target("world", in.WorldID, in.WorldID)
-	return wf.FactionList{WorldID: in.WorldID, Pages: pages, Lore: rawEntities(lore)}, nil
-}
-
 func (s *Server) getWorldSummary(ctx context.Context, c *call, in *wf.WorldArgs) (any, error) {
 	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
 		return nil, err
@@ -192,18 +285,6 @@ func (s *Server) getWorldSummary(ctx context.Context, c *call, in *wf.WorldArgs)
 }
 
 // Atlas reads: owner or GM of the node's world.
-
-func (s *Server) listAtlasPlaces(ctx context.Context, c *call, in *wf.ListAtlasPlacesArgs) (any, error) {
-	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
-		return nil, err
-	}
-	nodes, err := s.store.ListAtlasNodes(ctx, in.WorldID, in.Level)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	c.target("world", in.WorldID, in.WorldID)
-	return wf.AtlasPlaceList{Places: nodes}, nil
-}
 
 func (s *Server) readAtlasNode(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
 	n, err := s.store.FindAtlasNodeByID(ctx, in.ID)

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -379,15 +380,49 @@ func (s *Server) handler(def *toolDef) mcp.ToolHandler {
 // result runs a tool and renders the outcome as the tool result the
 // client sees: one text block, isError for a failure.
 func (s *Server) result(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage) *mcp.CallToolResult {
+	text, _, isError := s.outcome(ctx, def, actor, args, false)
+	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// deferredResult is a tool result made after the call's audit row is
+// committed, from the store: read_world of a world whose document is kept
+// in pieces (worldText). open reads what the text is made of and returns
+// its writer, which must be called exactly once (it releases what open
+// holds), and the text's length in bytes, or fails.
+type deferredResult interface {
+	open(ctx context.Context) (write func(io.Writer) error, size int64, err error)
+}
+
+// outcome runs a tool and returns the text of its result's one block and
+// whether it is an error. With streams set, a deferred result comes back
+// as stream instead, the writer of its text (text is then "").
+func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage, streams bool) (text string, stream func(io.Writer) error, isError bool) {
 	start := time.Now()
 	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
-	var data []byte
 	if err == nil {
-		var ok bool
-		if data, ok = res.(json.RawMessage); !ok { // else already rendered
+		switch r := res.(type) {
+		case json.RawMessage: // already rendered
+			text = string(r)
+		case deferredResult:
+			var (
+				write func(io.Writer) error
+				size  int64
+			)
+			if write, size, err = r.open(ctx); err == nil {
+				if streams {
+					return "", s.recorded(ctx, def.name, start, write), false
+				}
+				var b strings.Builder
+				b.Grow(int(size))
+				err = write(&b)
+				text = b.String()
+			}
+		default:
+			var data []byte
 			if data, err = json.Marshal(res); err != nil {
 				err = fmt.Errorf("encode result: %w", err)
 			}
+			text = string(data)
 		}
 	}
 	// Both paths to a tool (the go-sdk handler and the HTTP layer's fast
@@ -395,9 +430,40 @@ func (s *Server) result(ctx context.Context, def *toolDef, actor *worldforge.Act
 	// log line and metrics.
 	obs.FromContext(ctx).AddToolCall(obs.ToolCall{Tool: def.name, Code: worldforge.ErrorCode(err), Duration: time.Since(start)})
 	if err != nil {
-		return errorResult(ctx, s.log, def.name, err)
+		return errorText(ctx, s.log, def.name, err), nil, true
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
+	return text, nil, false
+}
+
+// recorded wraps a stream so that the request's record gets the call once
+// it has been written. An error of dst's is the client's, not the tool's:
+// the call is then recorded as a success.
+func (s *Server) recorded(ctx context.Context, tool string, start time.Time, write func(io.Writer) error) func(io.Writer) error {
+	return func(dst io.Writer) error {
+		d := &destWriter{w: dst}
+		err := write(d)
+		code := ""
+		if err != nil && (d.err == nil || !errors.Is(err, d.err)) {
+			code = worldforge.ErrorCode(err)
+			s.log.ErrorContext(ctx, "tool failed while sending its result", "tool", tool, "err", err)
+		}
+		obs.FromContext(ctx).AddToolCall(obs.ToolCall{Tool: tool, Code: code, Duration: time.Since(start)})
+		return err
+	}
+}
+
+// destWriter remembers the error its writer returned.
+type destWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (d *destWriter) Write(p []byte) (int, error) {
+	n, err := d.w.Write(p)
+	if err != nil && d.err == nil {
+		d.err = err
+	}
+	return n, err
 }
 
 // CallToolResult runs the named tool for actor and returns exactly the
@@ -412,14 +478,33 @@ func (s *Server) CallToolResult(ctx context.Context, actor *worldforge.Actor, na
 }
 
 // CallToolText is CallToolResult for callers that encode the result
-// themselves (the HTTP layer's fast path): the text of the result's one
-// content block and whether it is an error.
+// themselves: the text of the result's one content block and whether it
+// is an error.
 func (s *Server) CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool) {
-	res, ok := s.CallToolResult(ctx, actor, name, args)
+	def, ok := s.byName[name]
 	if !ok {
 		return "", false, false
 	}
-	return res.Content[0].(*mcp.TextContent).Text, res.IsError, true
+	text, _, isError = s.outcome(ctx, def, actor, args, false)
+	return text, isError, true
+}
+
+// CallToolStream is CallToolText for the HTTP layer's fast path, which
+// can send a result as it is written: a result too large to hold (read_world
+// of a world whose document the store keeps in pieces) comes back as
+// stream, the writer of the text (text is then "" and isError false). By
+// then every check has passed and the audit row is committed; stream must
+// be called exactly once (it holds a snapshot of the store until it
+// returns). It writes the same text CallToolText returns, piece by piece;
+// an error from it once it has written something leaves the text cut
+// short. ok is false, with nothing run, if no such tool exists.
+func (s *Server) CallToolStream(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, stream func(io.Writer) error, isError, ok bool) {
+	def, ok := s.byName[name]
+	if !ok {
+		return "", nil, false, false
+	}
+	text, stream, isError = s.outcome(ctx, def, actor, args, true)
+	return text, stream, isError, true
 }
 
 // Implementation is the server's name and version as the go-sdk announces
@@ -469,29 +554,40 @@ func actorOf(ctx context.Context, req *mcp.CallToolRequest) *worldforge.Actor {
 	return worldforge.ActorFromContext(ctx)
 }
 
-// errorResult turns an error into an isError tool result. Domain errors
+// errorText is the text of an error's isError tool result. Domain errors
 // carry their code text; anything else is logged and reported as
 // "internal_error" so no internals leak to the caller.
-func errorResult(ctx context.Context, log *slog.Logger, tool string, err error) *mcp.CallToolResult {
+func errorText(ctx context.Context, log *slog.Logger, tool string, err error) string {
 	var e *worldforge.Error
-	text := "internal_error"
 	if errors.As(err, &e) {
-		text = e.Error()
-	} else {
-		// With the context: a logger made with obs.NewHandler adds the
-		// request id.
-		log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
+		return e.Error()
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	// With the context: a logger made with obs.NewHandler adds the
+	// request id.
+	log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
+	return "internal_error"
 }
 
 // CallTool runs a tool directly, without MCP framing, for in-process
 // callers (the demo seeding, tests). It returns the result value or the
-// tool error.
+// tool error; a result the store sends in pieces comes back rendered, as
+// json.RawMessage.
 func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (any, error) {
 	def, ok := s.byName[name]
 	if !ok {
 		return nil, worldforge.Errorf(worldforge.ENotFound, "unknown tool %q", name)
 	}
-	return s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
+	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
+	if d, ok := res.(deferredResult); ok && err == nil {
+		write, size, err := d.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		buf := bytes.NewBuffer(make([]byte, 0, size))
+		if err := write(buf); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(buf.Bytes()), nil
+	}
+	return res, err
 }

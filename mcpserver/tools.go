@@ -20,18 +20,18 @@ var registrations = []registration{
 		allOf(WhoOwner, wf.ScopeWorldRead), idSchema, (*Server).readWorld),
 	tool(wf.ToolReadCampaign, "Read a campaign.",
 		allOf(WhoOwner, wf.ScopeCampaignRead), idSchema, (*Server).readCampaign),
-	tool(wf.ToolListCampaigns, "List your campaigns (summaries).",
-		allOf(WhoAnyone, wf.ScopeCampaignRead), nil, (*Server).listCampaigns),
+	tool(wf.ToolListCampaigns, "List your campaigns (summaries), most recently updated first."+pagingNote(""),
+		allOf(WhoAnyone, wf.ScopeCampaignRead), pageSchema, (*Server).listCampaigns),
 	tool(wf.ToolReadQuest, "Read a quest.",
 		allOf(WhoOwner, wf.ScopeQuestRead), idSchema, (*Server).readQuest),
-	tool(wf.ToolListQuests, "List your quests (summaries), optionally of one campaign.",
+	tool(wf.ToolListQuests, "List your quests (summaries), optionally of one campaign, most recently updated first."+pagingNote(""),
 		allOf(WhoAnyone, wf.ScopeQuestRead), campaignFilterSchema, (*Server).listQuests),
 	tool(wf.ToolReadEncounter, "Read an encounter.",
 		allOf(WhoOwner, wf.ScopeEncounterRead), idSchema, (*Server).readEncounter),
-	tool(wf.ToolListEncounters, "List your encounters (summaries), optionally of one campaign.",
+	tool(wf.ToolListEncounters, "List your encounters (summaries), optionally of one campaign, most recently updated first."+pagingNote(""),
 		allOf(WhoAnyone, wf.ScopeEncounterRead), campaignFilterSchema, (*Server).listEncounters),
-	tool(wf.ToolListWikiPages, "List the live wiki pages of a world, optionally of one kind.",
-		allOf(WhoOwnerOrGM, wf.ScopeWikiRead), func(s *jsonschema.Schema) { worldIDSchema(s); kindSchema(s) }, (*Server).listWikiPages),
+	tool(wf.ToolListWikiPages, "List the live wiki pages of a world, optionally of one kind, by title."+pagingNote(""),
+		allOf(WhoOwnerOrGM, wf.ScopeWikiRead), func(s *jsonschema.Schema) { worldIDSchema(s); kindSchema(s); pageSchema(s) }, (*Server).listWikiPages),
 	tool(wf.ToolReadWikiPage, "Read a wiki page.",
 		allOf(WhoOwnerOrGM, wf.ScopeWikiRead), idSchema, (*Server).readWikiPage),
 	tool(wf.ToolSearchWikiPages, "Search live wiki pages by text and kind, in one world or all you may see.",
@@ -46,15 +46,16 @@ var registrations = []registration{
 			idSchema(s)
 			limitSchema(s, wf.DefaultHistoryLimit, wf.MaxHistoryLimit)
 		}, (*Server).wikiPageHistory),
-	tool(wf.ToolListFactions, "List a world's factions: its faction wiki pages and its lore factions.",
-		allOf(WhoOwnerOrGM, wf.ScopeWikiRead), worldIDSchema, (*Server).listFactions),
+	tool(wf.ToolListFactions, "List a world's factions: its faction wiki pages (pages, by title) and its lore factions (lore, by name), paged side by side: an answer holds up to limit (default "+strconv.Itoa(wf.DefaultPageLimit)+", at most "+strconv.Itoa(wf.MaxPageLimit)+") of each, the lore ending early before "+strconv.Itoa(wf.MaxPageBytes>>20)+" MB of entity JSON; when either has more, next_cursor is set: pass it back as cursor, with the same world_id, for the next page of both (a part already listed whole comes back empty). No next_cursor: both are complete.",
+		allOf(WhoOwnerOrGM, wf.ScopeWikiRead), func(s *jsonschema.Schema) { worldIDSchema(s); pageSchema(s) }, (*Server).listFactions),
 	tool(wf.ToolGetWorldSummary, "Summarise a world: wiki page counts by kind and the number of atlas nodes.",
 		allOf(WhoOwnerOrGM, wf.ScopeWikiRead, wf.ScopeAtlasRead), worldIDSchema, (*Server).getWorldSummary),
-	tool(wf.ToolListAtlasPlaces, "List the atlas places of a world, optionally of one level (1–5).",
+	tool(wf.ToolListAtlasPlaces, "List the atlas places of a world, optionally of one level (1–5), by level then name."+pagingNote("; a page also ends before "+strconv.Itoa(wf.MaxPageBytes>>20)+" MB of place documents"),
 		allOf(WhoOwnerOrGM, wf.ScopeAtlasRead), func(s *jsonschema.Schema) {
 			worldIDSchema(s)
 			p := s.Properties["level"]
 			p.Minimum, p.Maximum = ptr(float64(wf.MinAtlasLevel)), ptr(float64(wf.MaxAtlasLevel))
+			pageSchema(s)
 		}, (*Server).listAtlasPlaces),
 	tool(wf.ToolReadAtlasNode, "Read an atlas node.",
 		allOf(WhoOwnerOrGM, wf.ScopeAtlasRead), idSchema, (*Server).readAtlasNode),
@@ -120,7 +121,24 @@ func worldIDSchema(s *jsonschema.Schema) { idProp(s.Properties["world_id"]) }
 
 func optionalIDSchema(s *jsonschema.Schema, name string) { idProp(s.Properties[name]) }
 
-func campaignFilterSchema(s *jsonschema.Schema) { idProp(s.Properties["campaign_id"]) }
+func campaignFilterSchema(s *jsonschema.Schema) {
+	idProp(s.Properties["campaign_id"])
+	pageSchema(s)
+}
+
+// pagingNote ends the description of a one-part paged list; extra says
+// what else ends a page.
+func pagingNote(extra string) string {
+	return " One page per call: up to limit rows (default " + strconv.Itoa(wf.DefaultPageLimit) + ", at most " +
+		strconv.Itoa(wf.MaxPageLimit) + extra + "). When more rows follow, the answer has next_cursor: pass it back as cursor, with the same other arguments, for the next page. No next_cursor: the list is complete."
+}
+
+// pageSchema bounds the paging arguments limit and cursor.
+func pageSchema(s *jsonschema.Schema) {
+	limitSchema(s, wf.DefaultPageLimit, wf.MaxPageLimit)
+	c := s.Properties["cursor"]
+	c.MaxLength = ptr(wf.MaxPageCursorLength)
+}
 
 func idProp(p *jsonschema.Schema) {
 	p.MinLength, p.MaxLength = ptr(1), ptr(maxIDLength)

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/worldforge-go/worldforge"
@@ -73,6 +74,60 @@ func (db *DB) ListAtlasNodes(ctx context.Context, worldID string, level int) ([]
 	query += " ORDER BY level, name, id"
 	out, err := collect(scanAtlasNode)(db.reader.q().query(ctx, query, args...))
 	return out, wrap("list atlas nodes", err)
+}
+
+// ListAtlasNodesPage implements worldforge.AtlasStore: one page of
+// ListAtlasNodes, through the index (world_id, level, name, id) (migration
+// 007). Documents count toward q.MaxBytes.
+func (db *DB) ListAtlasNodesPage(ctx context.Context, worldID string, level int, q worldforge.PageQuery) (*worldforge.Page[worldforge.AtlasNode], error) {
+	limit := pageLimit(q)
+	args := []any{worldID}
+	if level > 0 {
+		args = append(args, level)
+	}
+	if a := q.After; a != nil {
+		lvl, name := a.Level, a.Name
+		if a.FromRow {
+			err := db.reader.q().queryRow(ctx, "SELECT level, name"+atlasPageWhere(level > 0)+" AND id = ?",
+				append(slices.Clip(args), a.ID)...).Scan(&lvl, &name)
+			if errNoRows(err) {
+				err = errRowLeft()
+			}
+			if err != nil {
+				return nil, wrap("list atlas nodes", err)
+			}
+		}
+		if level > 0 {
+			args = append(args, name, a.ID)
+		} else {
+			args = append(args, lvl, name, a.ID)
+		}
+	}
+	args = append(args, limit+1)
+	rows, err := db.reader.q().query(ctx, atlasPageSQL(level > 0, q.After != nil), args...)
+	page, err := readPage(rows, err, scanAtlasNode, limit, q.MaxBytes, func(n *worldforge.AtlasNode) int { return len(n.JSON) })
+	return page, wrap("list atlas nodes", err)
+}
+
+func atlasPageWhere(level bool) string {
+	if level {
+		return " FROM atlas_nodes WHERE world_id = ? AND level = ?"
+	}
+	return " FROM atlas_nodes WHERE world_id = ?"
+}
+
+// atlasPageSQL is ListAtlasNodesPage's statement. Its arguments: the
+// world, the level (level), the previous key (after: its level unless the
+// level is fixed, its name and id), the limit.
+func atlasPageSQL(level, after bool) string {
+	query := "SELECT " + atlasCols + atlasPageWhere(level)
+	switch {
+	case after && level: // the level is fixed: the key is the rest of the row value
+		query += " AND (name, id) > (?, ?)"
+	case after:
+		query += " AND (level, name, id) > (?, ?, ?)"
+	}
+	return query + " ORDER BY level, name, id LIMIT ?"
 }
 
 // SearchAtlasNodes finds nodes of s.WorldIDs (none → no result) whose name

@@ -74,6 +74,13 @@ func (db *DB) ListCampaigns(ctx context.Context, ownerID string) ([]worldforge.D
 	return out, wrap("list campaigns", err)
 }
 
+// ListCampaignsPage implements worldforge.CampaignStore: one page of
+// ListCampaigns, through the index (owner_id, updated_at DESC, id).
+func (db *DB) ListCampaignsPage(ctx context.Context, ownerID string, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
+	page, err := docPage(ctx, db, "campaigns", "id, name, NULL, world_id, version, updated_at", ownerID, "", q)
+	return page, wrap("list campaigns", err)
+}
+
 // docTable is the quests or encounters table: one shape, two tables.
 type docTable struct {
 	table, idPrefix, noun string
@@ -138,6 +145,14 @@ func (t docTable) list(ctx context.Context, db *DB, ownerID, campaignID string) 
 	return out, wrap("list "+t.noun+"s", err)
 }
 
+// page reads one page of list, through the index (owner_id, updated_at
+// DESC, id), or (campaign_id, owner_id, updated_at DESC, id) for one
+// campaign.
+func (t docTable) page(ctx context.Context, db *DB, ownerID, campaignID string, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
+	page, err := docPage(ctx, db, t.table, "id, name, campaign_id, world_id, version, updated_at", ownerID, campaignID, q)
+	return page, wrap("list "+t.noun+"s", err)
+}
+
 // CreateQuest stores q at version 1. A missing owner, campaign or world is
 // not_found.
 func (db *DB) CreateQuest(ctx context.Context, q *worldforge.Quest) error {
@@ -152,6 +167,11 @@ func (db *DB) FindQuestByID(ctx context.Context, id string) (*worldforge.Quest, 
 // ListQuests lists the owner's quests, of one campaign when campaignID is set.
 func (db *DB) ListQuests(ctx context.Context, ownerID, campaignID string) ([]worldforge.DocSummary, error) {
 	return questTable.list(ctx, db, ownerID, campaignID)
+}
+
+// ListQuestsPage implements worldforge.CampaignStore.
+func (db *DB) ListQuestsPage(ctx context.Context, ownerID, campaignID string, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
+	return questTable.page(ctx, db, ownerID, campaignID, q)
 }
 
 // CreateEncounter stores e at version 1. A missing owner, campaign or world
@@ -169,4 +189,9 @@ func (db *DB) FindEncounterByID(ctx context.Context, id string) (*worldforge.Enc
 // campaignID is set.
 func (db *DB) ListEncounters(ctx context.Context, ownerID, campaignID string) ([]worldforge.DocSummary, error) {
 	return encounterTable.list(ctx, db, ownerID, campaignID)
+}
+
+// ListEncountersPage implements worldforge.CampaignStore.
+func (db *DB) ListEncountersPage(ctx context.Context, ownerID, campaignID string, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
+	return encounterTable.page(ctx, db, ownerID, campaignID, q)
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -42,6 +43,38 @@ func (db *DB) ListLore(ctx context.Context, worldID, collection string) ([]world
 	return out, wrap("list lore", err)
 }
 
+// ListLoreByNamePage implements worldforge.LoreStore: one page of
+// ListLore's order within one collection. The collection is validated and
+// then written into the statement as a literal, so that the planner can
+// use the partial index lore_entities_faction_name (world_id, name, id)
+// WHERE collection = 'factions' (migration 007) for factions; other
+// collections have no index in name order. Documents count toward
+// q.MaxBytes.
+func (db *DB) ListLoreByNamePage(ctx context.Context, worldID, collection string, q worldforge.PageQuery) (*worldforge.Page[worldforge.LoreEntity], error) {
+	if !slices.Contains(worldforge.LoreCollections, collection) {
+		return nil, wrap("list lore by name", worldforge.BadRequest("unknown lore collection %q", collection))
+	}
+	limit := pageLimit(q)
+	args := []any{worldID}
+	if a := q.After; a != nil {
+		name := a.Name
+		if a.FromRow {
+			err := db.reader.q().queryRow(ctx, "SELECT name"+loreNameWhere(collection)+" AND id = ?", worldID, a.ID).Scan(&name)
+			if errNoRows(err) {
+				err = errRowLeft()
+			}
+			if err != nil {
+				return nil, wrap("list lore by name", err)
+			}
+		}
+		args = append(args, name, a.ID)
+	}
+	args = append(args, limit+1)
+	rows, err := db.reader.q().query(ctx, loreNamePageSQL(collection, q.After != nil), args...)
+	page, err := readPage(rows, err, scanLoreEntity, limit, q.MaxBytes, func(e *worldforge.LoreEntity) int { return len(e.JSON) })
+	return page, wrap("list lore by name", err)
+}
+
 // CountLore counts the world's entities per collection; every collection of
 // worldforge.LoreCollections is present, zero included.
 func (db *DB) CountLore(ctx context.Context, worldID string) (map[string]int, error) {
@@ -67,4 +100,20 @@ func scanLoreEntity(s scanner) (worldforge.LoreEntity, error) {
 	e.JSON = fromNullJSON(doc)
 	e.UpdatedAt = fromMS(updated)
 	return e, err
+}
+
+// loreNameWhere selects a world's entities of one collection, named as a
+// literal (collection must be one of worldforge.LoreCollections).
+func loreNameWhere(collection string) string {
+	return " FROM lore_entities WHERE world_id = ? AND collection = '" + collection + "'"
+}
+
+// loreNamePageSQL is ListLoreByNamePage's statement. Its arguments: the
+// world, the previous key's name and id (after), the limit.
+func loreNamePageSQL(collection string, after bool) string {
+	query := "SELECT world_id, collection, id, name, doc, version, updated_at" + loreNameWhere(collection)
+	if after {
+		query += " AND (name, id) > (?, ?)"
+	}
+	return query + " ORDER BY name, id LIMIT ?"
 }

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/worldforge-go/worldforge"
@@ -121,8 +120,9 @@ func (db *DB) OpenPOI(ctx context.Context, worldID, userID, poiID string, check 
 
 // CreateWorldContent implements worldforge.WorldStore.
 func (db *DB) CreateWorldContent(ctx context.Context, w *worldforge.World, c *worldforge.WorldContent, authorID string) error {
+	d := db.planDoc(w.JSON)
 	err := db.writer.tx(ctx, func(q querier) error {
-		if err := insertWorld(ctx, q, w); err != nil {
+		if err := insertWorld(ctx, q, w, d); err != nil {
 			return err
 		}
 		if c == nil {
@@ -158,13 +158,23 @@ func (db *DB) CreateWorldContent(ctx context.Context, w *worldforge.World, c *wo
 }
 
 // ResizeWorld implements worldforge.WorldStore. The world row is read
-// inside the write transaction, so no other write to it interleaves.
+// inside the write transaction, so no other write to it interleaves; a
+// chunked document is read, and the new one written, in it too, the old
+// chunks deleted.
 func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.ResizeFunc) (*worldforge.World, error) {
 	var w *worldforge.World
 	err := db.writer.tx(ctx, func(q querier) error {
-		var err error
-		if w, err = scanWorld(q.queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", worldID)); err != nil {
+		var (
+			old docMeta
+			err error
+		)
+		if w, old, err = scanWorld(q.queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", worldID)); err != nil {
 			return err
+		}
+		if old.chunked {
+			if w.JSON, err = readChunks(ctx, q, worldID, old.len); err != nil {
+				return err
+			}
 		}
 		pois, err := collect(func(s scanner) (worldforge.POI, error) { return scanPOI(s) })(
 			q.query(ctx, "SELECT "+poiCols+" FROM pois WHERE world_id = ? ORDER BY id", worldID))
@@ -175,11 +185,20 @@ func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.Res
 		if err != nil {
 			return err
 		}
+		d := db.planDoc(doc)
 		w.UpdatedAt = now()
 		if err := q.queryRow(ctx,
-			`UPDATE worlds SET doc = ?, grid_cols = ?, grid_rows = ?, version = version + 1, updated_at = ?
+			`UPDATE worlds SET doc = ?, doc_len = ?, doc_splice = ?, grid_cols = ?, grid_rows = ?, version = version + 1, updated_at = ?
 			WHERE id = ? RETURNING version`,
-			jsonArg(json.RawMessage(doc)), cols, rows, ms(w.UpdatedAt), worldID).Scan(&w.Version); err != nil {
+			d.doc, d.docLen, d.splice, cols, rows, ms(w.UpdatedAt), worldID).Scan(&w.Version); err != nil {
+			return err
+		}
+		if old.chunked {
+			if err := deleteChunks(ctx, q, worldID); err != nil {
+				return err
+			}
+		}
+		if err := d.writeChunks(ctx, q, worldID); err != nil {
 			return err
 		}
 		w.JSON, w.Cols, w.Rows = doc, cols, rows

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -104,6 +105,53 @@ func (db *DB) ListWikiPages(ctx context.Context, worldID, kind string) ([]worldf
 	query += " ORDER BY title, id"
 	out, err := collect(scanWikiSummary)(db.reader.q().query(ctx, query, args...))
 	return out, wrap("list wiki pages", err)
+}
+
+// ListWikiPagesPage implements worldforge.WikiStore: one page of
+// ListWikiPages, through the index (world_id, title, id), or (world_id,
+// kind, title, id) for one kind (migration 003).
+func (db *DB) ListWikiPagesPage(ctx context.Context, worldID, kind string, q worldforge.PageQuery) (*worldforge.Page[worldforge.WikiPageSummary], error) {
+	limit := pageLimit(q)
+	args := []any{worldID}
+	if kind != "" {
+		args = append(args, kind)
+	}
+	if a := q.After; a != nil {
+		title := a.Name
+		if a.FromRow {
+			// The row must still be in the list: its title places it.
+			err := db.reader.q().queryRow(ctx, "SELECT title"+wikiPageWhere(kind != "")+" AND id = ?",
+				append(slices.Clip(args), a.ID)...).Scan(&title)
+			if errNoRows(err) {
+				err = errRowLeft()
+			}
+			if err != nil {
+				return nil, wrap("list wiki pages", err)
+			}
+		}
+		args = append(args, title, a.ID)
+	}
+	args = append(args, limit+1)
+	rows, err := db.reader.q().query(ctx, wikiPageSQL(kind != "", q.After != nil), args...)
+	page, err := readPage(rows, err, scanWikiSummary, limit, 0, nil)
+	return page, wrap("list wiki pages", err)
+}
+
+func wikiPageWhere(kind bool) string {
+	if kind {
+		return " FROM wiki_pages WHERE world_id = ? AND deleted_at IS NULL AND kind = ?"
+	}
+	return " FROM wiki_pages WHERE world_id = ? AND deleted_at IS NULL"
+}
+
+// wikiPageSQL is ListWikiPagesPage's statement. Its arguments: the world,
+// the kind (kind), the previous key's title and id (after), the limit.
+func wikiPageSQL(kind, after bool) string {
+	query := "SELECT " + wikiSummaryCols + wikiPageWhere(kind)
+	if after {
+		query += " AND (title, id) > (?, ?)"
+	}
+	return query + " ORDER BY title, id LIMIT ?"
 }
 
 // WikiPageHistory lists the page's revisions newest first. Limit defaults

@@ -9,29 +9,39 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
-const worldCols = "id, owner_id, name, template, seed, grid_cols, grid_rows, doc, version, created_at, updated_at"
+// worldCols are a world row's columns; doc_len and doc_splice say whether
+// the document is in world_doc_chunks instead of doc (worlddoc.go).
+const worldCols = "id, owner_id, name, template, seed, grid_cols, grid_rows, doc, version, created_at, updated_at, doc_len, doc_splice"
 
-func scanWorld(s scanner) (*worldforge.World, error) {
+func scanWorld(s scanner) (*worldforge.World, docMeta, error) {
 	var (
 		w                worldforge.World
 		doc              sql.NullString
 		created, updated int64
+		docLen           sql.NullInt64
+		splice           int64
 	)
 	if err := s.Scan(&w.ID, &w.OwnerID, &w.Name, &w.Template, &w.Seed, &w.Cols, &w.Rows,
-		&doc, &w.Version, &created, &updated); err != nil {
-		return nil, err
+		&doc, &w.Version, &created, &updated, &docLen, &splice); err != nil {
+		return nil, docMeta{}, err
 	}
 	w.JSON = fromNullJSON(doc)
 	w.CreatedAt, w.UpdatedAt = fromMS(created), fromMS(updated)
-	return &w, nil
+	return &w, scanDocMeta(docLen, splice), nil
 }
 
 // CreateWorld stores w at version 1. A missing owner is not_found.
 func (db *DB) CreateWorld(ctx context.Context, w *worldforge.World) error {
-	return wrap("create world", insertWorld(ctx, db.writer.q(), w))
+	d := db.planDoc(w.JSON)
+	if d.chunks == nil {
+		return wrap("create world", insertWorld(ctx, db.writer.q(), w, d))
+	}
+	return wrap("create world", db.writer.tx(ctx, func(q querier) error { return insertWorld(ctx, q, w, d) }))
 }
 
-func insertWorld(ctx context.Context, q querier, w *worldforge.World) error {
+// insertWorld stores w with its document as planned by planDoc (chunks
+// need q to be a transaction).
+func insertWorld(ctx context.Context, q querier, w *worldforge.World, d docWrite) error {
 	if w.ID == "" {
 		w.ID = worldforge.NewID("world")
 	}
@@ -42,15 +52,22 @@ func insertWorld(ctx context.Context, q querier, w *worldforge.World) error {
 	}
 	w.UpdatedAt = stamp(w.UpdatedAt)
 	_, err := q.exec(ctx,
-		"INSERT INTO worlds ("+worldCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"INSERT INTO worlds ("+worldCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		w.ID, w.OwnerID, w.Name, w.Template, w.Seed, w.Cols, w.Rows,
-		jsonArg(w.JSON), w.Version, ms(w.CreatedAt), ms(w.UpdatedAt))
-	return err
+		d.doc, w.Version, ms(w.CreatedAt), ms(w.UpdatedAt), d.docLen, d.splice)
+	if err != nil {
+		return err
+	}
+	return d.writeChunks(ctx, q, w.ID)
 }
 
-// FindWorldByID returns the world, or not_found.
+// FindWorldByID returns the world, or not_found. A chunked document is
+// read with the row again from one snapshot.
 func (db *DB) FindWorldByID(ctx context.Context, id string) (*worldforge.World, error) {
-	w, err := scanWorld(db.reader.q().queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", id))
+	w, m, err := scanWorld(db.reader.q().queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", id))
+	if err == nil && m.chunked {
+		w, err = db.findWorldSnapshot(ctx, id)
+	}
 	if err != nil {
 		return nil, wrap("find world", err)
 	}
@@ -60,8 +77,8 @@ func (db *DB) FindWorldByID(ctx context.Context, id string) (*worldforge.World, 
 // FindWorldHeader returns the world without its document (JSON nil): the
 // cheap read for access checks and sizes, whatever the world's size.
 func (db *DB) FindWorldHeader(ctx context.Context, id string) (*worldforge.World, error) {
-	w, err := scanWorld(db.reader.q().queryRow(ctx,
-		"SELECT id, owner_id, name, template, seed, grid_cols, grid_rows, NULL, version, created_at, updated_at FROM worlds WHERE id = ?", id))
+	w, _, err := scanWorld(db.reader.q().queryRow(ctx,
+		"SELECT id, owner_id, name, template, seed, grid_cols, grid_rows, NULL, version, created_at, updated_at, NULL, 0 FROM worlds WHERE id = ?", id))
 	if err != nil {
 		return nil, wrap("find world", err)
 	}
@@ -124,45 +141,56 @@ func (db *DB) SetPresence(ctx context.Context, p *worldforge.Presence) error {
 
 // WorldRuntime returns the world's runtime state, or not_found.
 func (db *DB) WorldRuntime(ctx context.Context, worldID string) (*worldforge.WorldRuntime, error) {
-	_, rt, err := db.readWorld(ctx, worldID, false)
-	return rt, err
+	_, rt, _, err := readWorld(ctx, db.reader.q(), worldID, false)
+	return rt, wrap("read world", err)
 }
 
 // ReadWorld returns the world and its runtime state in one round trip, or
-// not_found.
+// not_found. A chunked document is read with the rest again from one
+// snapshot.
 func (db *DB) ReadWorld(ctx context.Context, worldID string) (*worldforge.World, *worldforge.WorldRuntime, error) {
-	return db.readWorld(ctx, worldID, true)
+	w, rt, m, err := readWorld(ctx, db.reader.q(), worldID, true)
+	if err == nil && m.chunked {
+		w, rt, err = db.readWorldSnapshot(ctx, worldID)
+	}
+	if err != nil {
+		return nil, nil, wrap("read world", err)
+	}
+	return w, rt, nil
 }
 
 // readWorld runs one UNION ALL over the world's row, its presence, opened
-// POIs and inventory, as columns (kind, s1…s5, n1…n6). Without withDoc the
-// world row carries no document.
-func (db *DB) readWorld(ctx context.Context, worldID string, withDoc bool) (*worldforge.World, *worldforge.WorldRuntime, error) {
-	worldRow := "SELECT 'w', id, owner_id, name, COALESCE(template, ''), '', seed, grid_cols, grid_rows, version, created_at, updated_at FROM worlds WHERE id = ?"
+// POIs and inventory, as columns (kind, s1…s5, n1…n8). Without withDoc the
+// world row carries no document; with it, a chunked document is not read
+// either (w.JSON nil): the docMeta says so.
+func readWorld(ctx context.Context, q querier, worldID string, withDoc bool) (*worldforge.World, *worldforge.WorldRuntime, docMeta, error) {
+	worldRow := "SELECT 'w', id, owner_id, name, COALESCE(template, ''), '', seed, grid_cols, grid_rows, version, created_at, updated_at, doc_len, doc_splice FROM worlds WHERE id = ?"
 	if withDoc {
-		worldRow = "SELECT 'w', id, owner_id, name, COALESCE(template, ''), COALESCE(doc, ''), seed, grid_cols, grid_rows, version, created_at, updated_at FROM worlds WHERE id = ?"
+		worldRow = "SELECT 'w', id, owner_id, name, COALESCE(template, ''), COALESCE(doc, ''), seed, grid_cols, grid_rows, version, created_at, updated_at, doc_len, doc_splice FROM worlds WHERE id = ?"
 	}
-	rows, err := db.reader.q().query(ctx, worldRow+`
+	var m docMeta
+	rows, err := q.query(ctx, worldRow+`
 		UNION ALL
-		SELECT 'p', world_id, user_id, '', '', '', x, y, 0, 0, 0, updated_at FROM presence WHERE world_id = ?
+		SELECT 'p', world_id, user_id, '', '', '', x, y, 0, 0, 0, updated_at, NULL, 0 FROM presence WHERE world_id = ?
 		UNION ALL
-		SELECT 'o', poi_id, '', '', '', '', 0, 0, 0, 0, 0, 0 FROM opened_pois WHERE world_id = ?
+		SELECT 'o', poi_id, '', '', '', '', 0, 0, 0, 0, 0, 0, NULL, 0 FROM opened_pois WHERE world_id = ?
 		UNION ALL
-		SELECT 'i', world_id, user_id, item_id, poi_id, name, 0, 0, 0, 0, 0, picked_at FROM inventory WHERE world_id = ?`,
+		SELECT 'i', world_id, user_id, item_id, poi_id, name, 0, 0, 0, 0, 0, picked_at, NULL, 0 FROM inventory WHERE world_id = ?`,
 		worldID, worldID, worldID, worldID)
 	if err != nil {
-		return nil, nil, wrap("read world", err)
+		return nil, nil, m, err
 	}
 	defer rows.Close()
 	var w *worldforge.World
 	rt := &worldforge.WorldRuntime{Presence: []worldforge.Presence{}, OpenedPOIs: []string{}, PickedItems: []worldforge.InventoryItem{}}
 	for rows.Next() {
 		var (
-			kind, s1, s2, s3, s4, s5 string
-			n1, n2, n3, n4, n5, n6   int64
+			kind, s1, s2, s3, s4, s5   string
+			n1, n2, n3, n4, n5, n6, n8 int64
+			n7                         sql.NullInt64
 		)
-		if err := rows.Scan(&kind, &s1, &s2, &s3, &s4, &s5, &n1, &n2, &n3, &n4, &n5, &n6); err != nil {
-			return nil, nil, wrap("read world", err)
+		if err := rows.Scan(&kind, &s1, &s2, &s3, &s4, &s5, &n1, &n2, &n3, &n4, &n5, &n6, &n7, &n8); err != nil {
+			return nil, nil, m, err
 		}
 		switch kind {
 		case "w":
@@ -171,6 +199,7 @@ func (db *DB) readWorld(ctx context.Context, worldID string, withDoc bool) (*wor
 			if s5 != "" {
 				w.JSON = []byte(s5)
 			}
+			m = scanDocMeta(n7, n8)
 		case "p":
 			rt.Presence = append(rt.Presence, worldforge.Presence{WorldID: s1, UserID: s2, X: int(n1), Y: int(n2), UpdatedAt: fromMS(n6)})
 		case "o":
@@ -180,10 +209,10 @@ func (db *DB) readWorld(ctx context.Context, worldID string, withDoc bool) (*wor
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, wrap("read world", err)
+		return nil, nil, m, err
 	}
 	if w == nil {
-		return nil, nil, wrap("read world", worldforge.ErrNotFound)
+		return nil, nil, m, worldforge.ErrNotFound
 	}
 	// Stable orders: presence by user, opened POIs by id, items by time.
 	slices.SortFunc(rt.Presence, func(a, b worldforge.Presence) int { return strings.Compare(a.UserID, b.UserID) })
@@ -194,5 +223,5 @@ func (db *DB) readWorld(ctx context.Context, worldID string, withDoc bool) (*wor
 		}
 		return strings.Compare(a.ItemID, b.ItemID)
 	})
-	return w, rt, nil
+	return w, rt, m, nil
 }

@@ -1,0 +1,191 @@
+package httpapi
+
+import (
+	"io"
+	"unicode/utf8"
+)
+
+// jsonStringWriter writes the bytes given to it as the inside of a JSON
+// string (no quotes), escaped exactly as encoding/json escapes a string
+// with HTML escaping on (json.Marshal, json.NewEncoder's default): ", \ and
+// control characters escaped (\b \f \n \r \t by name), <, > and & as \u003c
+// \u003e \u0026, U+2028 and U+2029 as \u2028 \u2029, and each byte of
+// invalid UTF-8 as \ufffd. A character whose bytes are split between two
+// writes is escaped as a whole: up to three bytes wait for the next write,
+// and Close escapes what is left as the end of the string.
+//
+// The escaped text collects in a buffer of its own (appending is cheaper
+// than a bufio.Writer call per run), written on to w when it holds size
+// bytes, and by Close; a run longer than that goes to w directly.
+type jsonStringWriter struct {
+	w       io.Writer
+	size    int // the buffer's size
+	buf     []byte
+	pending [utf8.UTFMax]byte
+	np      int
+	err     error
+}
+
+// newJSONStringWriter returns a jsonStringWriter on w holding up to size
+// bytes of escaped text.
+func newJSONStringWriter(w io.Writer, size int) *jsonStringWriter {
+	return &jsonStringWriter{w: w, size: size, buf: make([]byte, 0, size+2*utf8.UTFMax)}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// htmlSafe marks the ASCII bytes encoding/json writes as they are with
+// HTML escaping on (its htmlSafeSet).
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		switch b {
+		case '"', '\\', '<', '>', '&':
+		default:
+			t[b] = true
+		}
+	}
+	return t
+}()
+
+// Write escapes p. Its errors are the underlying writer's.
+func (e *jsonStringWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if e.np > 0 {
+		// The last write ended inside a character. encoding/json decides
+		// what a character is from at most utf8.UTFMax bytes, so the
+		// kept bytes and the first three of p settle every character
+		// beginning among the kept ones (the last may end in p).
+		var tmp [2*utf8.UTFMax - 1]byte
+		k := copy(tmp[:], e.pending[:e.np])
+		k += copy(tmp[k:], p[:min(len(p), utf8.UTFMax-1)])
+		kept := e.np
+		e.np = 0
+		i := 0
+		for i < kept {
+			if !utf8.FullRune(tmp[i:k]) {
+				// p is shorter than the character: all of it is in tmp.
+				e.np = copy(e.pending[:], tmp[i:k])
+				return n, nil
+			}
+			size := 1
+			if tmp[i] >= utf8.RuneSelf {
+				_, size = utf8.DecodeRune(tmp[i:k])
+			}
+			if err := e.escape(tmp[i:i+size], false); err != nil {
+				return 0, err
+			}
+			i += size
+		}
+		p = p[i-kept:]
+	}
+	return n, e.escape(p, true)
+}
+
+// Close escapes the bytes a last Write left waiting (an incomplete
+// character at the end of the string: \ufffd for each byte, as
+// encoding/json writes them) and writes the buffer on to w.
+func (e *jsonStringWriter) Close() error {
+	np := e.np
+	e.np = 0
+	if err := e.escape(e.pending[:np], false); err != nil {
+		return err
+	}
+	return e.flush()
+}
+
+// flush writes the buffer on to w.
+func (e *jsonStringWriter) flush() error {
+	if e.err == nil && len(e.buf) > 0 {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+	return e.err
+}
+
+// escape appends the escaped form of p to the buffer, writing it on when
+// full; a run of bytes written as they are that does not fit goes to w
+// directly, after the buffer. With more set, an incomplete character at
+// p's end is kept for the next write instead.
+func (e *jsonStringWriter) escape(p []byte, more bool) error {
+	buf, size := e.buf, e.size
+	// run appends the run p[start:i] and makes room for an escape.
+	run := func(r []byte) bool {
+		if len(buf)+len(r) <= size {
+			buf = append(buf, r...)
+			if len(buf) < size {
+				return true
+			}
+			r = nil
+		}
+		e.buf = buf
+		if e.flush() == nil && len(r) > 0 {
+			_, e.err = e.w.Write(r)
+		}
+		buf = e.buf
+		return e.err == nil
+	}
+	start := 0
+	for i := 0; i < len(p); {
+		b := p[i]
+		if b < utf8.RuneSelf {
+			if htmlSafe[b] {
+				i++
+				continue
+			}
+			if !run(p[start:i]) {
+				return e.err
+			}
+			switch b {
+			case '\\', '"':
+				buf = append(buf, '\\', b)
+			case '\b':
+				buf = append(buf, '\\', 'b')
+			case '\f':
+				buf = append(buf, '\\', 'f')
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		if more && !utf8.FullRune(p[i:]) {
+			ok := run(p[start:i])
+			e.buf = buf
+			if !ok {
+				return e.err
+			}
+			e.np = copy(e.pending[:], p[i:])
+			return nil
+		}
+		c, n := utf8.DecodeRune(p[i:])
+		if c == utf8.RuneError && n == 1 {
+			if !run(p[start:i]) {
+				return e.err
+			}
+			buf = append(buf, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			if !run(p[start:i]) {
+				return e.err
+			}
+			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += n
+			start = i
+			continue
+		}
+		i += n
+	}
+	run(p[start:])
+	e.buf = buf
+	return e.err
+}
