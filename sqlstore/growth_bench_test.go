@@ -8,22 +8,31 @@ import (
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/loretest"
+	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
 // Growth benchmarks for the list and search reads (issue 8): each size is
 // seeded once, then the read is measured. Run with
 // go test -run XXX -bench 'SearchWikiPages|WikiPageHistory|ListLore|LoreReads' ./sqlstore
 
+// benchStore opens a fresh store for a benchmark with one user, the owner
+// of what the benchmark seeds.
+func benchStore(b *testing.B) (*sqlstore.DB, *worldforge.User) {
+	b.Helper()
+	db := dbtest.Open(b)
+	owner := &worldforge.User{Name: "bench"}
+	if err := db.CreateUser(b.Context(), owner); err != nil {
+		b.Fatal(err)
+	}
+	return db, owner
+}
+
 // BenchmarkSearchWikiPages searches the live pages of one world by a word
 // in their titles, 20 results a page.
 func BenchmarkSearchWikiPages(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 50_000} {
-		db := dbtest.Open(b)
+		db, owner := benchStore(b)
 		ctx := b.Context()
-		owner := &worldforge.User{Name: "bench"}
-		if err := db.CreateUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
 		kinds := worldforge.WikiKinds
 		pages := make([]worldforge.WikiPage, n)
 		for i := range pages {
@@ -54,12 +63,8 @@ func BenchmarkSearchWikiPages(b *testing.B) {
 // BenchmarkWikiPageHistory reads the newest 50 revisions of a page with n.
 func BenchmarkWikiPageHistory(b *testing.B) {
 	for _, n := range []int{100, 1_000, 10_000} {
-		db := dbtest.Open(b)
+		db, owner := benchStore(b)
 		ctx := b.Context()
-		owner := &worldforge.User{Name: "bench"}
-		if err := db.CreateUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
 		w := &worldforge.World{OwnerID: owner.ID, Name: "History"}
 		page := worldforge.WikiPage{Title: "Often edited", Body: "v1", Kind: worldforge.WikiKindLore, Audience: worldforge.AudienceGM}
 		c := &worldforge.WorldContent{WikiPages: []worldforge.WikiPage{page}}
@@ -99,12 +104,8 @@ func BenchmarkWikiPageHistory(b *testing.B) {
 // spread over the 17 collections.
 func BenchmarkListLore(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		db := dbtest.Open(b)
+		db, owner := benchStore(b)
 		ctx := b.Context()
-		owner := &worldforge.User{Name: "bench"}
-		if err := db.CreateUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
 		cols := worldforge.LoreCollections
 		lore := make([]worldforge.LoreEntity, n)
 		for i := range lore {
@@ -143,12 +144,8 @@ func BenchmarkListLore(b *testing.B) {
 // collection).
 func BenchmarkLoreReads(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		db := dbtest.Open(b)
+		db, owner := benchStore(b)
 		ctx := b.Context()
-		owner := &worldforge.User{Name: "bench"}
-		if err := db.CreateUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
 		w := &worldforge.World{OwnerID: owner.ID, Name: "Lore"}
 		if err := db.CreateWorldContent(ctx, w, &worldforge.WorldContent{Lore: loretest.World(n, 1000)}, owner.ID); err != nil {
 			b.Fatal(err)
@@ -200,12 +197,8 @@ func BenchmarkLoreReads(b *testing.B) {
 // creation of a world with n entities in one transaction (per entity).
 func BenchmarkUpsertLore(b *testing.B) {
 	for _, n := range []int{1_000, 10_000} {
-		db := dbtest.Open(b)
+		db, owner := benchStore(b)
 		ctx := b.Context()
-		owner := &worldforge.User{Name: "bench"}
-		if err := db.CreateUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
 		lore := loretest.World(n, 1000)
 		b.Run(fmt.Sprintf("create-world/entities=%d", n), func(b *testing.B) {
 			for b.Loop() {

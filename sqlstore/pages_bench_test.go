@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/worldforge-go/worldforge"
-	"github.com/worldforge-go/worldforge/internal/dbtest"
 )
 
 // BenchmarkPagedLists measures the paged lists' store reads (issue 8) on a
@@ -17,12 +16,8 @@ import (
 // go test -run XXX -bench PagedLists ./sqlstore
 func BenchmarkPagedLists(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		db := dbtest.Open(b)
+		db, owner := benchStore(b)
 		ctx := b.Context()
-		owner := &worldforge.User{Name: "bench"}
-		if err := db.CreateUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
 		content := &worldforge.WorldContent{
 			WikiPages:  make([]worldforge.WikiPage, n),
 			AtlasNodes: make([]worldforge.AtlasNode, n),

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/worldforge-go/worldforge"
-	"github.com/worldforge-go/worldforge/internal/dbtest"
 )
 
 // BenchmarkSearchPOIs searches a world of n POIs spread over a 4096×4096
@@ -17,12 +16,8 @@ import (
 // by category and tag.
 func BenchmarkSearchPOIs(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		db := dbtest.Open(b)
+		db, owner := benchStore(b)
 		ctx := b.Context()
-		owner := &worldforge.User{Name: "bench"}
-		if err := db.CreateUser(ctx, owner); err != nil {
-			b.Fatal(err)
-		}
 		w := &worldforge.World{OwnerID: owner.ID, Name: "Big", Cols: 4096, Rows: 4096}
 		pois := make([]worldforge.POI, n)
 		cats := []string{"shrine", "ruin", "camp", "cave", "tower"}
