@@ -386,6 +386,36 @@ func WorldWithRuntimeJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
 	return append(out, tail...), nil
 }
 
+// SplicedWorldJSON is WorldWithRuntimeJSON for a document the caller
+// knows SplicesRuntime holds for (the store checked it when it was
+// written): the runtime is spliced in without looking at the document
+// again, which WorldWithRuntimeJSON does (a validation of every byte) on
+// every read.
+func SplicedWorldJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
+	doc := w.JSON
+	if len(doc) < 2 {
+		return nil, errors.New("render world: not a spliceable document")
+	}
+	r, err := json.Marshal(rt)
+	if err != nil {
+		return nil, err
+	}
+	head, tail, err := WorldJSONParts(w)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(head)+len(doc)+len(`,"runtime":`)+len(r)+1+len(tail))
+	out = append(out, head...)
+	out = append(out, doc[:len(doc)-1]...)
+	if len(doc) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"runtime":`...)
+	out = append(out, r...)
+	out = append(out, '}')
+	return append(out, tail...), nil
+}
+
 // WorldJSONParts returns the JSON of the world row w (as
 // WorldWithRuntimeJSON renders it) before and after the value of its
 // "json" key: head ends with `"json":`. w.JSON is not read.
@@ -409,8 +439,9 @@ func WorldJSONParts(w *World) (head, tail []byte, err error) {
 // document to the client as it reads it, instead of holding it whole.
 type WorldStreamer interface {
 	// ReadWorldDeferred is ReadWorld, except that a document kept in
-	// pieces is not read: w.JSON is then nil and doc (nil otherwise)
-	// describes it.
+	// pieces is not read: w.JSON is then nil and doc describes it. For a
+	// document kept whole, w.JSON holds it and doc is nil or, when the
+	// store recorded its form when writing it, has Inline set.
 	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
 	// StreamWorld reads the world, its runtime state and its document
 	// from one snapshot of the store, which no concurrent write changes.
@@ -420,12 +451,15 @@ type WorldStreamer interface {
 	StreamWorld(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc DocReader, err error)
 }
 
-// DocInfo describes a world document kept in pieces.
+// DocInfo describes a world document as the store recorded it when
+// writing it.
 type DocInfo struct {
 	// Len is the document's length in bytes.
 	Len int64
 	// SplicesRuntime is SplicesRuntime of the document.
 	SplicesRuntime bool
+	// Inline: the document is kept whole (in World.JSON), not in pieces.
+	Inline bool
 }
 
 // DocReader reads a world document kept in pieces: Len bytes, then io.EOF.

@@ -496,6 +496,7 @@ func FuzzWorldWithRuntimeJSON(f *testing.F) {
 		{"{\"\xff\":1}", "\xff\xfe"},
 		{`1e999`, "huge number"},
 		{`{"json":0}`, `{"json":0}`},
+		{`{"a":[1,{"b":"c"}],"d":null}`, "splices"},
 	} {
 		f.Add([]byte(seed.doc), seed.name)
 	}
@@ -504,6 +505,14 @@ func FuzzWorldWithRuntimeJSON(f *testing.F) {
 		w := &wf.World{ID: "world_fuzz", OwnerID: "user_fuzz", Name: name, Seed: 1, Cols: 2, Rows: 3, Version: 4,
 			CreatedAt: time.Unix(1700000000, 0).UTC(), UpdatedAt: time.Unix(1700000001, 0).UTC(), JSON: doc}
 		out, err := wf.WorldWithRuntimeJSON(w, rt)
+		if wf.SplicesRuntime(doc) {
+			// What read_world renders for a document the store recorded
+			// as spliceable must be the same bytes.
+			spliced, serr := wf.SplicedWorldJSON(w, rt)
+			if serr != nil || err != nil || !bytes.Equal(spliced, out) {
+				t.Fatalf("SplicedWorldJSON(%q) = %q, %v; WorldWithRuntimeJSON = %q, %v", doc, spliced, serr, out, err)
+			}
+		}
 		if !json.Valid(doc) && len(bytes.TrimSpace(doc)) > 0 {
 			if err == nil && !json.Valid(out) {
 				t.Fatalf("invalid doc %q gave invalid output %q", doc, out)

@@ -10,7 +10,8 @@ import (
 )
 
 // BenchmarkDecodeArgs measures argument validation and decoding for a
-// one-id tool and for a tool with a nested request.
+// one-id tool and for a tool with a nested request (which has no quick
+// check), with and without the quick check.
 func BenchmarkDecodeArgs(b *testing.B) {
 	for _, tc := range []struct {
 		name string
@@ -39,11 +40,19 @@ func BenchmarkDecodeArgs(b *testing.B) {
 				b.Fatal(err)
 			}
 			raw := json.RawMessage(tc.raw)
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := decodeArgs(resolved, raw, tc.dst()); err != nil {
-					b.Fatal(err)
-				}
+			// quick: as the tools run; validator: the quick check left out.
+			for _, check := range []struct {
+				name string
+				c    argChecker
+			}{{"quick", argChecker{resolved: resolved, quick: compileQuick(schema)}}, {"validator", argChecker{resolved: resolved}}} {
+				b.Run(check.name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						if err := decodeArgs(check.c, raw, tc.dst()); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
 			}
 		})
 	}

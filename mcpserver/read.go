@@ -47,11 +47,15 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 	if err := ownedBy(c, w.OwnerID); err != nil {
 		return nil, err
 	}
-	if doc != nil {
+	if doc != nil && !doc.Inline {
 		c.target("world", w.ID, w.ID)
 		return &worldText{store: st, id: w.ID, owner: c.owner}, nil
 	}
-	out, err := wf.WorldWithRuntimeJSON(w, rt)
+	render := wf.WorldWithRuntimeJSON
+	if doc != nil && doc.SplicesRuntime {
+		render = wf.SplicedWorldJSON // checked when written: no validation per read
+	}
+	out, err := render(w, rt)
 	if err != nil {
 		return nil, err
 	}

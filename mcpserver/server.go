@@ -240,11 +240,11 @@ func (s *Server) AccessTable() []ToolAccess {
 
 // toolDef is one registered tool.
 type toolDef struct {
-	name     string
-	access   access
-	tool     *mcp.Tool
-	resolved *jsonschema.Resolved
-	run      func(ctx context.Context, c *call, args json.RawMessage) (any, error)
+	name   string
+	access access
+	tool   *mcp.Tool
+	check  argChecker
+	run    func(ctx context.Context, c *call, args json.RawMessage) (any, error)
 }
 
 // call is the state of one tool call shared with the tool's body.
@@ -292,9 +292,9 @@ func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotati
 			return nil, fmt.Errorf("tool %s: resolve schema: %w", name, err)
 		}
 		def := &toolDef{
-			name:     name,
-			access:   acc,
-			resolved: resolved,
+			name:   name,
+			access: acc,
+			check:  argChecker{resolved: resolved, quick: compileQuick(schema)},
 			tool: &mcp.Tool{
 				Name:        name,
 				Description: description + scopeNote(acc),
@@ -304,7 +304,7 @@ func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotati
 		}
 		def.run = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			in := new(In)
-			if err := decodeArgs(resolved, raw, in); err != nil {
+			if err := decodeArgs(def.check, raw, in); err != nil {
 				return nil, err
 			}
 			return body(s, ctx, c, in)
@@ -326,9 +326,25 @@ func scopeNote(a access) string {
 	return " Scope: " + strings.Join(a.scopes, sep) + ". Caller: " + a.who.String() + "."
 }
 
-// decodeArgs validates raw tool arguments against the resolved schema and
+// argChecker is a tool's input schema, resolved for the validator, and
+// its quickSchema when it has one.
+type argChecker struct {
+	resolved *jsonschema.Resolved
+	quick    *quickSchema
+}
+
+// validate checks decoded arguments: the quick check when it accepts them,
+// else the validator, which decides.
+func (c argChecker) validate(m map[string]any) error {
+	if c.quick != nil && c.quick.accepts(m) {
+		return nil
+	}
+	return c.resolved.Validate(m)
+}
+
+// decodeArgs validates raw tool arguments against the tool's schema and
 // decodes them into dst.
-func decodeArgs(resolved *jsonschema.Resolved, raw json.RawMessage, dst any) error {
+func decodeArgs(check argChecker, raw json.RawMessage, dst any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
@@ -336,7 +352,8 @@ func decodeArgs(resolved *jsonschema.Resolved, raw json.RawMessage, dst any) err
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return worldforge.BadRequest("arguments are not valid JSON: %v", err)
 	}
-	if _, ok := m.(map[string]any); !ok {
+	obj, ok := m.(map[string]any)
+	if !ok {
 		return worldforge.BadRequest("arguments must be a JSON object")
 	}
 	// A JSON string can carry NUL only as \u0000; no argument needs it, and
@@ -344,7 +361,7 @@ func decodeArgs(resolved *jsonschema.Resolved, raw json.RawMessage, dst any) err
 	if bytes.Contains(raw, []byte(`\u0000`)) && hasNUL(m) {
 		return worldforge.BadRequest("arguments must not contain NUL characters")
 	}
-	if err := resolved.Validate(m); err != nil {
+	if err := check.validate(obj); err != nil {
 		return worldforge.BadRequest("invalid arguments: %v", err)
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {

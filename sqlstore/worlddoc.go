@@ -111,7 +111,10 @@ type docWrite struct {
 func (db *DB) planDoc(doc []byte) docWrite {
 	size := db.docState().chunkBytes
 	if len(doc) <= size {
-		return docWrite{doc: jsonArg(doc)}
+		// doc_splice is recorded for a whole document too, so that a read
+		// need not validate it again (documents written before it was
+		// say 0: not known, validated on each read as before).
+		return docWrite{doc: jsonArg(doc), splice: b2i(worldforge.SplicesRuntime(doc))}
 	}
 	d := docWrite{docLen: int64(len(doc)), splice: b2i(worldforge.SplicesRuntime(doc))}
 	for i := 0; i < len(doc); i += size {
@@ -225,13 +228,18 @@ func (db *DB) readWorldSnapshot(ctx context.Context, id string) (w *worldforge.W
 }
 
 // ReadWorldDeferred implements worldforge.WorldStreamer: ReadWorld (the
-// same one query), except that a chunked document is not read.
+// same one query), except that a chunked document is not read. A whole
+// document written since doc_splice is recorded for every document comes
+// with its DocInfo (Inline) when it splices.
 func (db *DB) ReadWorldDeferred(ctx context.Context, worldID string) (*worldforge.World, *worldforge.WorldRuntime, *worldforge.DocInfo, error) {
 	w, rt, m, err := readWorld(ctx, db.reader.q(), worldID, true)
 	if err != nil {
 		return nil, nil, nil, wrap("read world", err)
 	}
 	if !m.chunked {
+		if m.splice && w.JSON != nil {
+			return w, rt, &worldforge.DocInfo{Len: int64(len(w.JSON)), SplicesRuntime: true, Inline: true}, nil
+		}
 		return w, rt, nil, nil
 	}
 	return w, rt, m.info(), nil

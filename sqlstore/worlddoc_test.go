@@ -99,8 +99,11 @@ func checkDoc(t *testing.T, db *sqlstore.DB, worldID, doc string, chunked bool) 
 	}
 	dw, _, info, err := db.ReadWorldDeferred(ctx, worldID)
 	must(t, err)
-	if chunked != (info != nil) {
+	if chunked != (info != nil && !info.Inline) {
 		t.Fatalf("ReadWorldDeferred: doc info %+v, want chunked %v", info, chunked)
+	}
+	if !chunked && (info != nil) != worldforge.SplicesRuntime([]byte(doc)) {
+		t.Errorf("ReadWorldDeferred: inline doc info %+v, SplicesRuntime %v", info, worldforge.SplicesRuntime([]byte(doc)))
 	}
 	if chunked {
 		if dw.JSON != nil || info.Len != int64(len(doc)) || info.SplicesRuntime != worldforge.SplicesRuntime([]byte(doc)) {
