@@ -11,6 +11,7 @@
 //	worldforge world add-gm WORLD_ID USER_ID
 //	worldforge world add-member WORLD_ID USER_ID
 //	worldforge bench [flags]
+//	worldforge plot -in bench.txt -out growth.svg -size KEYS [-metric ns/op|B/op] [-title T] [-note TEXT] [-match RE]
 //	worldforge mcp tools --url URL [--api-key K | --jwt T]
 //	worldforge mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
 //
@@ -80,6 +81,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.world(ctx, rest)
 	case "bench":
 		return e.bench(ctx, rest)
+	case "plot":
+		return e.plot(rest)
 	case "mcp":
 		return e.mcp(ctx, rest, os.Stdin)
 	case "soak":
@@ -112,6 +115,8 @@ commands:
   world add-member WORLD_ID USER_ID              make a user a player in a world
   bench [flags]                                  load-test read_world against a bare go-sdk server
   soak [-duration 10m] [-rate 200]               steady mixed load; reports memory, goroutines, files and errors
+  plot -in FILE -out FILE.svg -size KEYS [-metric ns/op|B/op] [-title T] [-note TEXT] [-match RE]
+                                                 draw go test -bench output as a log-log growth chart (SVG)
   mcp tools --url URL [--api-key K | --jwt T]    list an MCP endpoint's tools: name<TAB>summary
   mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
                                                  call a tool; prints its result as indented JSON
