@@ -248,11 +248,10 @@ var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // marshals it (HTML characters escaped), with _meta.serverInfo and
 // resultType on the 2026-07-28 revision.
 
-// encodeText writes the text as encoding/json writes a string (a string
-// always encodes, and a bytes.Buffer takes every write).
+// encodeText writes the text as encoding/json writes a string
+// (appendJSONText; FuzzAppendJSONText holds it to encoding/json).
 func (f *fastResponder) encodeText(buf *bytes.Buffer, text string) {
-	json.NewEncoder(buf).Encode(text)
-	buf.Truncate(buf.Len() - 1) // Encode's newline
+	buf.Write(appendJSONText(buf.AvailableBuffer(), text))
 }
 
 // encodeHead writes the response up to the text's opening quote.

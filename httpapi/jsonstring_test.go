@@ -124,3 +124,43 @@ func BenchmarkJSONStringWriter(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// FuzzAppendJSONText holds appendJSONText, which the fast path encodes a
+// tool's text with, to encoding/json's encoding of the same string.
+func FuzzAppendJSONText(f *testing.F) {
+	f.Add([]byte("hello <world> & \u2028 é€😀"))
+	f.Add([]byte("\xf0\x9f\x98\x80\xe2\x82\xac\xc3\xa9\xf0\x9f\x98"))
+	f.Add([]byte("\xe2\x80\xa8\xe2\x80\xa9\"\\\x00\b\f\n\r\t\x1f\x7f"))
+	f.Add([]byte(`{"grid":{"cells":[{"t":"plains","x":1}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := encodingJSON(t, data)
+		prefix := []byte("head:")
+		got := appendJSONText(prefix, string(data))
+		if string(got) != "head:"+want {
+			t.Fatalf("%q:\n got %s\nwant head:%s", data, got, want)
+		}
+	})
+}
+
+// BenchmarkEncodeText: the fast path's encoding of a small world's
+// read_world text (an 8×8 grid, every key quoted) as a JSON string.
+func BenchmarkEncodeText(b *testing.B) {
+	var doc strings.Builder
+	doc.WriteString(`{"id":"world_x","owner_id":"user_y","name":"Bench World","json":{"grid":{"type":"hex","cols":8,"rows":8,"cells":[`)
+	for i := range 64 {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		doc.WriteString(`{"e":3,"t":"plains","x":4,"y":5}`)
+	}
+	doc.WriteString(`]},"runtime":{"presence":[],"opened_pois":[],"picked_items":[]}}}`)
+	text := doc.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	var buf bytes.Buffer
+	f := &fastResponder{}
+	for b.Loop() {
+		buf.Reset()
+		f.encodeText(&buf, text)
+	}
+}
