@@ -136,22 +136,7 @@ func (e *jsonStringWriter) escape(p []byte, more bool) error {
 			if !run(p[start:i]) {
 				return e.err
 			}
-			switch b {
-			case '\\', '"':
-				buf = append(buf, '\\', b)
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
+			buf = appendEscapedASCII(buf, b)
 			i++
 			start = i
 			continue
@@ -208,22 +193,7 @@ func appendJSONText(dst []byte, s string) []byte {
 				dst = append(dst, b)
 				continue
 			}
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
+			dst = appendEscapedASCII(dst, b)
 			continue
 		}
 		c, n := utf8.DecodeRuneInString(s[i:])
@@ -238,4 +208,24 @@ func appendJSONText(dst []byte, s string) []byte {
 		i += n
 	}
 	return append(dst, '"')
+}
+
+// appendEscapedASCII appends the escape encoding/json writes for the ASCII
+// byte b, which htmlSafe does not pass as it is.
+func appendEscapedASCII(dst []byte, b byte) []byte {
+	switch b {
+	case '\\', '"':
+		return append(dst, '\\', b)
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
 }

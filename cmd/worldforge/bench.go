@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	wf "github.com/worldforge-go/worldforge"
@@ -56,6 +57,9 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErrorf("bench: -c: %v", err)
 	}
+	// The children's log lines are copied to stderr by goroutines of their
+	// own while this one reports the cells there.
+	stderr := &lockedWriter{w: e.stderr}
 	if *duration <= 0 || *duration > bench.MaxDuration || *warmup < 0 || *reps < 1 || *reps > 10 {
 		return usageErrorf("bench: want 0 < -duration ≤ %s, -warmup ≥ 0, 1 ≤ -reps ≤ 10", bench.MaxDuration)
 	}
@@ -79,7 +83,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 			if *tsDir != "auto" {
 				return fmt.Errorf("bench: -ts: %w", err)
 			}
-			fmt.Fprintf(e.stderr, "bench: leaving out the TypeScript SDK rows: %v\n", err)
+			fmt.Fprintf(stderr, "bench: leaving out the TypeScript SDK rows: %v\n", err)
 			tsSrc = ""
 		}
 	}
@@ -162,12 +166,12 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	targets := []target{{"net/http raw (limit)", "raw", plain, "read_world", fixed}}
 	if mcpgoSrc != "" {
 		bin := filepath.Join(tmp, "mcpgo-baseline")
-		fmt.Fprintf(e.stderr, "bench: building the mcp-go baseline in %s\n", mcpgoSrc)
-		if err := goBuild(ctx, mcpgoSrc, bin, e.stderr); err != nil {
+		fmt.Fprintf(stderr, "bench: building the mcp-go baseline in %s\n", mcpgoSrc)
+		if err := goBuild(ctx, mcpgoSrc, bin, stderr); err != nil {
 			if *mcpgoDir != "auto" {
 				return fmt.Errorf("bench: -mcpgo: %w", err)
 			}
-			fmt.Fprintf(e.stderr, "bench: leaving out the mcp-go row: %v\n", err)
+			fmt.Fprintf(stderr, "bench: leaving out the mcp-go row: %v\n", err)
 		} else {
 			servers["mcpgo"] = server{[]string{bin, "--addr", "127.0.0.1:0", "--payload", payload}, true}
 			targets = append(targets, target{"mcp-go v1.2.1", "mcpgo", plain, "read_world", fixed})
@@ -219,7 +223,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		if sv.pin {
 			pre = prefix
 		}
-		c, err := startChild(ctx, pre, sv.argv[0], e.stderr, sv.argv[1:]...)
+		c, err := startChild(ctx, pre, sv.argv[0], stderr, sv.argv[1:]...)
 		if err != nil {
 			return fmt.Errorf("bench: start %s: %w", strings.TrimSpace(tg.name), err)
 		}
@@ -230,7 +234,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if *pin {
 		placement = fmt.Sprintf("each server pinned to CPU 0, load generator on CPUs 1-%d", runtime.NumCPU()-1)
 	}
-	fmt.Fprintf(e.stderr, "bench: %s, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *duration, *warmup, *reps, placement)
+	fmt.Fprintf(stderr, "bench: %s, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *duration, *warmup, *reps, placement)
 	var rows []bench.Row
 	for _, c := range levels {
 		sums := make([]bench.Row, len(targets))
@@ -255,7 +259,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 				if err != nil {
 					return fmt.Errorf("bench: %s at c=%d: %w", strings.TrimSpace(tg.name), c, err)
 				}
-				fmt.Fprintf(e.stderr, "  %-28s c=%-4d %s\n", tg.name, c, res)
+				fmt.Fprintf(stderr, "  %-28s c=%-4d %s\n", tg.name, c, res)
 				sums[i] = accumulate(sums[i], tg.name, c, res, peak)
 				cpu[i] += cpu1 - cpu0
 				reqs[i] += res.Requests
@@ -452,6 +456,18 @@ func (e *env) benchServer(ctx context.Context, name string, h http.Handler, args
 		return err
 	}
 	return nil
+}
+
+// lockedWriter serializes writes to w: several goroutines share it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // child is a server process started by bench.

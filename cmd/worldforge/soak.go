@@ -68,7 +68,7 @@ func (e *env) soak(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("soak: %w", err)
 	}
-	srv, err := startChild(ctx, serverPrefix, self, e.stderr, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn")
+	srv, err := startChild(ctx, serverPrefix, self, &lockedWriter{w: e.stderr}, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn")
 	if err != nil {
 		return fmt.Errorf("soak: start server: %w", err)
 	}
