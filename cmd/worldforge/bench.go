@@ -152,15 +152,12 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	serveArgs := func(db string, extra ...string) []string {
 		return append([]string{self, "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-level", "info"}, extra...)
 	}
-	type server struct {
-		argv []string
-		pin  bool
-	}
-	servers := map[string]server{
-		"raw":      {withProfile([]string{self, "bench-raw", "--addr", "127.0.0.1:0"}, ".raw"), true},
-		"baseline": {withProfile([]string{self, "bench-baseline", "--addr", "127.0.0.1:0"}, ".baseline"), true},
-		"ours":     {withProfile(serveArgs(dsn, "--bench-noop"), ""), true},
-		"sdkpath":  {serveArgs(dsn, "--fast-path=false"), true},
+	// Each server's command line (all run behind the pinning prefix).
+	servers := map[string][]string{
+		"raw":      withProfile([]string{self, "bench-raw", "--addr", "127.0.0.1:0"}, ".raw"),
+		"baseline": withProfile([]string{self, "bench-baseline", "--addr", "127.0.0.1:0"}, ".baseline"),
+		"ours":     withProfile(serveArgs(dsn, "--bench-noop"), ""),
+		"sdkpath":  serveArgs(dsn, "--fast-path=false"),
 	}
 	type target struct {
 		name   string
@@ -179,15 +176,15 @@ func (e *env) bench(ctx context.Context, args []string) error {
 			}
 			fmt.Fprintf(stderr, "bench: leaving out the mcp-go row: %v\n", err)
 		} else {
-			servers["mcpgo"] = server{[]string{bin, "--addr", "127.0.0.1:0", "--payload", payload}, true}
+			servers["mcpgo"] = []string{bin, "--addr", "127.0.0.1:0", "--payload", payload}
 			targets = append(targets, target{"mcp-go v1.2.1", "mcpgo", plain, "read_world", fixed})
 		}
 	}
 	targets = append(targets, target{"go-sdk bare (floor)", "baseline", plain, "read_world", fixed})
 	if tsSrc != "" {
 		script := filepath.Join(tsSrc, "bench-server.mjs")
-		servers["tspool"] = server{[]string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "pool"}, true}
-		servers["tsfresh"] = server{[]string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "fresh"}, true}
+		servers["tspool"] = []string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "pool"}
+		servers["tsfresh"] = []string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "fresh"}
 		targets = append(targets,
 			target{"TypeScript SDK, pooled", "tspool", plain, "read_world", fixed},
 			target{"TypeScript SDK, per request", "tsfresh", plain, "read_world", fixed})
@@ -201,7 +198,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if *pg != "" {
 		// PostgreSQL's own processes are not pinned: they share the load
 		// generator's CPUs.
-		servers["pg"] = server{serveArgs(*pg), true}
+		servers["pg"] = serveArgs(*pg)
 		targets = append(targets, target{"  same, PostgreSQL", "pg", pgHeader, "read_world", map[string]any{"id": pgWorld}})
 	}
 	if len(filters) > 0 {
@@ -224,12 +221,8 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		if children[tg.server] != nil {
 			continue
 		}
-		sv := servers[tg.server]
-		var pre []string
-		if sv.pin {
-			pre = prefix
-		}
-		c, err := startChild(ctx, pre, sv.argv[0], stderr, sv.argv[1:]...)
+		argv := servers[tg.server]
+		c, err := startChild(ctx, prefix, argv[0], stderr, argv[1:]...)
 		if err != nil {
 			return fmt.Errorf("bench: start %s: %w", strings.TrimSpace(tg.name), err)
 		}
