@@ -91,7 +91,9 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		base = http.DefaultClient
 	}
 	hc := *base
-	hc.Transport = &bearerTransport{token: token, base: base.Transport}
+	bt := &bearerTransport{token: token, base: base.Transport}
+	bt.connecting.Store(true)
+	hc.Transport = bt
 
 	mc := mcp.NewClient(&mcp.Implementation{Name: info.Name, Version: info.Version}, opts.MCPOptions)
 	transport := &mcp.StreamableClientTransport{
@@ -101,8 +103,18 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		DisableStandaloneSSE: true,
 	}
 	cs, err := mc.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: opts.ProtocolVersion})
+	refused := bt.connectDone()
 	if err != nil {
+		if refused != 0 {
+			// The go-sdk's error is that of its last attempt; the answer
+			// that counts is the refusal of the first.
+			return nil, fmt.Errorf("connect to %s: %w", endpoint, &refusedError{status: refused})
+		}
 		return nil, fmt.Errorf("connect to %s: %w", endpoint, err)
+	}
+	if refused != 0 {
+		cs.Close()
+		return nil, fmt.Errorf("connect to %s: %w", endpoint, &refusedError{status: refused})
 	}
 	return &Client{session: cs}, nil
 }

@@ -49,6 +49,18 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	return base.RoundTrip(req)
 }
 
+// hostRewriter sends every request with another Host header.
+type hostRewriter struct {
+	host string
+	base http.RoundTripper
+}
+
+func (h hostRewriter) RoundTrip(req *http.Request) (*http.Response, error) {
+	r2 := req.Clone(req.Context())
+	r2.Host = h.host
+	return h.base.RoundTrip(r2)
+}
+
 func (r *recorder) CloseIdleConnections() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -365,8 +377,41 @@ func TestTransportErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "/mcp") {
 					t.Errorf("Connect: %q, want it to mention %q and the endpoint", err, tc.want)
 				}
+				// A refused credential is sent once: no initialize after
+				// a refused server/discover.
+				_, paths := rec.requests()
+				if refused := tc.name != "refused"; refused {
+					if !errors.Is(err, client.ErrCredentialRefused) {
+						t.Errorf("Connect: %v, want errors.Is ErrCredentialRefused", err)
+					}
+					if len(paths) != 1 {
+						t.Errorf("Connect sent %d requests (%v), want 1", len(paths), paths)
+					}
+				} else if errors.Is(err, client.ErrCredentialRefused) {
+					t.Errorf("Connect: %v is ErrCredentialRefused", err)
+				}
 			})
 		}
+	}
+
+	// A 403 (here the server's Host check) is a refusal too: sent once.
+	for _, proto := range protocols {
+		t.Run(protocolName(proto)+"/forbidden host", func(t *testing.T) {
+			rec := &recorder{}
+			defer rec.CloseIdleConnections()
+			hc := &http.Client{Transport: hostRewriter{host: "attacker.example", base: rec}}
+			c, err := client.Connect(testContext(t), client.Options{BaseURL: s.URL, APIKey: s.Key(t, s.Owner, wf.ScopeAll), ProtocolVersion: proto, HTTPClient: hc})
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect succeeded")
+			}
+			if !errors.Is(err, client.ErrCredentialRefused) || !strings.Contains(err.Error(), "403") {
+				t.Errorf("Connect: %v, want ErrCredentialRefused with 403", err)
+			}
+			if _, paths := rec.requests(); len(paths) != 1 {
+				t.Errorf("Connect sent %d requests (%v), want 1", len(paths), paths)
+			}
+		})
 	}
 
 	// A credential revoked after Connect fails the next call the same way.

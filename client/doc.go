@@ -40,7 +40,10 @@
 // Transport failures are the go-sdk's and net/http's own errors, not
 // converted: a 401 (bad or revoked credential) surfaces at [Connect], since it
 // connects before it returns, or at the call that hit it; it is never a
-// *ToolError. Connect adds the endpoint to its error (with %w).
+// *ToolError. Connect adds the endpoint to its error (with %w). A 401 or 403
+// answer to Connect's first request ends Connect at once with an error that
+// matches [ErrCredentialRefused] and names the status: the refused credential
+// is not sent again (no initialize after a refused server/discover).
 //
 // # Choices
 //
