@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -592,6 +593,52 @@ func TestChangesetSquatting(t *testing.T) {
 		mustDecode(t, a.Body, &committed)
 		if a.Status != http.StatusOK || len(committed.Results) != len(theirsInWorld) {
 			t.Errorf("the stranger's commit: %d, %d results, want %d", a.Status, len(committed.Results), len(theirsInWorld))
+		}
+	})
+}
+
+// TestCommitQuestRowGone: when the quest a proposal changes is gone,
+// commit_quest tells its proposer not_found (the row itself is gone) and
+// everyone else proposal_not_found, the answer for a missing proposal.
+func TestCommitQuestRowGone(t *testing.T) {
+	dbtest.ForEachDSN(t, func(t *testing.T, dsn string) {
+		s := testserver.Start(t, dbtest.MustOpen(t, dsn))
+		owner := connect(t, s, s.Key(t, s.Owner, everyScope()...), "")
+		res := propose(t, owner, wf.ToolProposeQuest, map[string]any{"id": s.Quest.ID, "payload": map[string]any{"name": "Gone"}, "diff_summary": "x"})
+
+		// The row goes behind the server's back.
+		driver, source := "pgx", dsn
+		if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+			driver, source = "sqlite", p+"?_pragma=busy_timeout(5000)"
+		}
+		raw, err := sql.Open(driver, source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		if _, err := raw.ExecContext(t.Context(), "DELETE FROM quests WHERE id = '"+s.Quest.ID+"'"); err != nil {
+			t.Fatal(err)
+		}
+
+		missing := map[string]any{"proposal_id": missingLike(res.ProposalID), "confirm": true}
+		for _, c := range []struct {
+			who  *wf.User
+			want string
+		}{{s.Owner, "not_found"}, {s.GM, "proposal_not_found"}, {s.Player, "proposal_not_found"}, {s.Stranger, "proposal_not_found"}} {
+			cs := owner
+			if c.who != s.Owner {
+				cs = connect(t, s, s.Key(t, c.who, everyScope()...), "")
+			}
+			before := s.AuditCount(t)
+			if text, isErr := callTool(t, cs, wf.ToolCommitQuest, map[string]any{"proposal_id": res.ProposalID, "confirm": true}); !isErr || text != c.want {
+				t.Errorf("%s: %q (isError %v), want %q", c.who.Name, text, isErr, c.want)
+			}
+			if text, isErr := callTool(t, cs, wf.ToolCommitQuest, missing); !isErr || text != "proposal_not_found" {
+				t.Errorf("%s, missing proposal: %q (isError %v)", c.who.Name, text, isErr)
+			}
+			if n := s.AuditCount(t) - before; n != 0 {
+				t.Errorf("%s: %d audit rows", c.who.Name, n)
+			}
 		}
 	})
 }
