@@ -686,13 +686,16 @@ func TestChangesetScope(t *testing.T) {
 		ctx := t.Context()
 		alice, bob := newUser(t, db, "alice"), newUser(t, db, "bob")
 		wa, wb := newWorld(t, db, alice.ID, "Alice's"), newWorld(t, db, bob.ID, "Bob's")
+		minute := 0 // filing times one minute apart: lists are in a fixed order
 		place := func(w *worldforge.World, actor *worldforge.User, name string) *worldforge.Proposal {
+			minute++
 			return propose(t, db, &worldforge.Proposal{WorldID: w.ID, Kind: worldforge.ProposalAtlas, ActorID: actor.ID, ChangesetID: "cs1",
-				Payload: payload(t, worldforge.AtlasPlacePayload{Name: name})})
+				CreatedAt: at(minute), Payload: payload(t, worldforge.AtlasPlacePayload{Name: name})})
 		}
 		quest := func(actor *worldforge.User, name string) *worldforge.Proposal {
+			minute++
 			return propose(t, db, &worldforge.Proposal{Kind: worldforge.ProposalQuest, ActorID: actor.ID, ChangesetID: "cs1",
-				Payload: payload(t, worldforge.QuestPayload{Name: name})})
+				CreatedAt: at(minute), Payload: payload(t, worldforge.QuestPayload{Name: name})})
 		}
 		// Bob squats cs1 first, in his world and outside worlds.
 		b1, bq := place(wb, bob, "Bob's place"), quest(bob, "Bob's quest")
