@@ -83,8 +83,11 @@ type LorePayload struct {
 // ProposalFilter selects proposals. Zero fields do not filter; Limit
 // defaults to 50 and is capped at 200.
 type ProposalFilter struct {
-	WorldID     string
-	Status      string
+	WorldID string
+	Status  string
+	// ChangesetID selects the proposals filed under the id. Changeset ids
+	// are scoped (to a world, or outside worlds to the proposer), so it
+	// names one changeset only together with WorldID (or ActorID).
 	ChangesetID string
 	ActorID     string
 	Limit       int

@@ -473,8 +473,10 @@ type ProposalStore interface {
 	// CreateProposal stores p as pending (ID, Status and CreatedAt are
 	// set), and audit (when not nil) in the same transaction, so that a
 	// proposal is never stored without its filing's audit row. A
-	// changeset id names a changeset of p's world, created on first use;
-	// one of another world is bad_request.
+	// changeset id names a changeset of p's world (for a proposal outside
+	// any world, of its proposer), created on first use: changeset ids are
+	// scoped, so the same id in another world or of another user is
+	// another changeset and never changes the answer.
 	CreateProposal(ctx context.Context, p *Proposal, audit *AuditEntry) error
 	// FindProposal returns the proposal, or proposal_not_found.
 	FindProposal(ctx context.Context, id string) (*Proposal, error)
@@ -489,8 +491,8 @@ type ProposalStore interface {
 	// transaction rolls back and the proposal stays pending), and audit
 	// is inserted. Nothing is acknowledged before the commit.
 	CommitProposal(ctx context.Context, id, deciderID string, check func(*Proposal) error, audit *AuditEntry) (*CommitResult, error)
-	// CommitChangeset commits every pending proposal of a changeset of a
-	// world, oldest first, in one transaction: all of them or none. check
+	// CommitChangeset commits every pending proposal of the world's
+	// changeset (the id within worldID's scope), oldest first, in one transaction: all of them or none. check
 	// runs on each; audit makes the audit row of each.
 	CommitChangeset(ctx context.Context, worldID, changesetID, deciderID string, check func(*Proposal) error, audit func(*Proposal) *AuditEntry) ([]CommitResult, error)
 	// RejectProposal marks a pending proposal rejected, with its audit

@@ -36,6 +36,9 @@ type matrixArgs struct {
 	// own, for tools any caller may use, names nothing of anyone else's:
 	// every caller succeeds and sees only their own rows.
 	own func(f *matrixFixture) map[string]any
+	// refused is the answer to a caller the row's rule refuses: the
+	// answer for a missing id, not_found unless given.
+	refused string
 }
 
 func idArg(id func(f *matrixFixture) string) func(*matrixFixture, *wf.User) map[string]any {
@@ -128,10 +131,10 @@ var matrixCases = map[string]matrixArgs{
 	}},
 	wf.ToolCommitQuest: {access: func(f *matrixFixture, _ *wf.User) map[string]any {
 		return map[string]any{"proposal_id": f.pending(wf.ToolProposeQuest, f.Quest.ID), "confirm": true}
-	}},
+	}, refused: "proposal_not_found"},
 	wf.ToolCommitEncounter: {access: func(f *matrixFixture, _ *wf.User) map[string]any {
 		return map[string]any{"proposal_id": f.pending(wf.ToolProposeEncounter, f.Encounter.ID), "confirm": true}
-	}},
+	}, refused: "proposal_not_found"},
 	wf.ToolCreateCampaign: {
 		access: func(f *matrixFixture, _ *wf.User) map[string]any {
 			return map[string]any{"name": "Side campaign", "world_id": f.World.ID}
@@ -165,7 +168,8 @@ func (f *matrixFixture) pending(tool, id string) string {
 // (mcpserver.AccessTable, which also writes the tools' descriptions): a
 // key without the tool's scopes gets missing_scopes with exactly the
 // scopes missing; a stranger holding every scope gets not_found for
-// anything of someone else's; the player, the GM and the owner, each
+// anything of someone else's (proposal_not_found from the commit tools:
+// the answer for a missing proposal); the player, the GM and the owner, each
 // holding exactly the tool's scopes, get what the row's Who allows; and
 // the audit log gains one row per success and none per failure.
 func TestAccessMatrix(t *testing.T) {
@@ -276,10 +280,14 @@ func TestAccessMatrix(t *testing.T) {
 					mcpserver.WhoMember:       {true, true, true},
 					mcpserver.WhoAnyone:       {false, true, true}, // a world named as parent
 				}[row.Who]
+				refused := tc.refused
+				if refused == "" {
+					refused = "not_found"
+				}
 				if tc.access != nil {
-					expect(stranger, "stranger with every scope", args(s.Stranger), "not_found")
+					expect(stranger, "stranger with every scope", args(s.Stranger), refused)
 					for i, u := range []*wf.User{s.Player, s.GM, s.Owner} {
-						want := "not_found"
+						want := refused
 						if allowed[i] {
 							want = ""
 						}

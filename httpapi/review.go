@@ -20,6 +20,11 @@ import (
 //	POST /proposals/{id}/reject                              the rejected proposal
 //	POST /worlds/{id}/changesets/{changeset}/commit          {"results":[…]}: every pending proposal of the changeset, all or none
 //
+// Changeset ids are scoped to their world (for a quest or encounter
+// proposal outside any world, to its proposer): {changeset} names the
+// world's own changeset, and the same id in another world changes no
+// answer.
+//
 // Auto-accept rules are the caller's own:
 //
 //	GET    /auto-accept-rules        {"rules":[…]}

@@ -62,8 +62,9 @@ func TestProposeAndCommitQuest(t *testing.T) {
 		if len(quests) != 1 { // the seeded one only
 			t.Fatalf("a proposal created a quest: %+v", quests)
 		}
-		// Someone else cannot commit it; the owner can, once.
-		if text, isErr := callTool(t, gm, wf.ToolCommitQuest, map[string]any{"proposal_id": res.ProposalID, "confirm": true}); !isErr || text != "not_found" {
+		// Someone else cannot commit it (and is told what a missing
+		// proposal answers); the owner can, once.
+		if text, isErr := callTool(t, gm, wf.ToolCommitQuest, map[string]any{"proposal_id": res.ProposalID, "confirm": true}); !isErr || text != "proposal_not_found" {
 			t.Errorf("gm commit: %s", text)
 		}
 		if text, isErr := callTool(t, owner, wf.ToolCommitEncounter, map[string]any{"proposal_id": res.ProposalID, "confirm": true}); !isErr || text != "proposal_not_found" {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -315,8 +316,10 @@ func (s *Server) commitEncounter(ctx context.Context, c *call, in *wf.CommitArgs
 
 // commitDoc commits a quest or encounter proposal: confirm is checked
 // before anything is read, and only the row's owner (for a new row, the
-// proposer) may commit. The store writes the audit row in the commit's
-// transaction.
+// proposer) may commit. Everyone else gets proposal_not_found, exactly the
+// answer for a missing proposal id; not_found means the row itself is gone
+// (told to its proposer only). The store writes the audit row in the
+// commit's transaction.
 func (s *Server) commitDoc(ctx context.Context, c *call, in *wf.CommitArgs, kind, tool string) (any, error) {
 	if !in.Confirm {
 		return nil, wf.BadRequest("confirm must be the literal true")
@@ -329,11 +332,16 @@ func (s *Server) commitDoc(ctx context.Context, c *call, in *wf.CommitArgs, kind
 			return wf.ErrProposalNotFound
 		}
 		owner, err := s.review.RowOwner(ctx, p)
-		if err != nil {
+		switch {
+		case errors.Is(err, wf.ErrNotFound) && p.ActorID == c.owner:
+			// The proposer learns that the row is gone.
 			return err
-		}
-		if owner != c.owner {
-			return wf.ErrNotFound
+		case errors.Is(err, wf.ErrNotFound):
+			return wf.ErrProposalNotFound
+		case err != nil:
+			return err
+		case owner != c.owner:
+			return wf.ErrProposalNotFound
 		}
 		return nil
 	})

@@ -66,8 +66,10 @@ func scanProposal(s scanner) (worldforge.Proposal, error) {
 // CreateProposal implements worldforge.ProposalStore. An unknown kind, a
 // payload that is not JSON or a malformed changeset id is bad_request; a
 // missing world is not_found. With a changeset id, the changeset is created
-// (open, in p's world) on first use, in the same transaction; a changeset
-// of another world is bad_request.
+// (open) on first use, in the same transaction. Changeset ids are scoped:
+// the id names a changeset of p's world, or, for a proposal outside any
+// world, of its proposer (the row's owner); the same id in another world,
+// or another user's, names another changeset and changes no answer here.
 func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit *worldforge.AuditEntry) error {
 	switch {
 	case !slices.Contains(proposalKinds, p.Kind):
@@ -92,18 +94,14 @@ func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit 
 	}
 	return wrap("create proposal", db.writer.tx(ctx, func(q querier) error {
 		if p.ChangesetID != "" {
+			// A changeset in the proposal's scope (its world, or its
+			// proposer outside worlds) is created on first use; the
+			// same id in another scope is another changeset.
 			if _, err := q.exec(ctx,
-				`INSERT INTO changesets (id, world_id, created_by, status, created_at) VALUES (?, ?, ?, 'open', ?)
-				ON CONFLICT (id) DO NOTHING`,
-				p.ChangesetID, nullStr(p.WorldID), p.ActorID, ms(p.CreatedAt)); err != nil {
+				`INSERT INTO changesets (world_id, id, created_by, status, created_at) VALUES (?, ?, ?, 'open', ?)
+				ON CONFLICT DO NOTHING`,
+				nullStr(p.WorldID), p.ChangesetID, p.ActorID, ms(p.CreatedAt)); err != nil {
 				return err
-			}
-			var world string
-			if err := q.queryRow(ctx, "SELECT COALESCE(world_id, '') FROM changesets WHERE id = ?", p.ChangesetID).Scan(&world); err != nil {
-				return err
-			}
-			if world != p.WorldID {
-				return worldforge.BadRequest("changeset %s belongs to another world", p.ChangesetID)
 			}
 		}
 		if err := insert(q); err != nil {
@@ -224,7 +222,7 @@ func (db *DB) CommitProposal(ctx context.Context, id, deciderID string, check fu
 func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, deciderID string, check func(*worldforge.Proposal) error, audit func(*worldforge.Proposal) *worldforge.AuditEntry) ([]worldforge.CommitResult, error) {
 	ps, err := collect(scanProposal)(db.reader.q().query(ctx,
 		"SELECT "+proposalCols+` FROM proposals
-		WHERE changeset_id = ? AND COALESCE(world_id, '') = ? AND status = 'pending'
+		WHERE changeset_id = ? AND world_id = ? AND status = 'pending'
 		ORDER BY created_at, id`, changesetID, worldID))
 	if err != nil {
 		return nil, wrap("commit changeset", err)

@@ -94,8 +94,6 @@ func TestProposalsCreateFindList(t *testing.T) {
 			{"bad changeset id", worldforge.Proposal{WorldID: w1.ID, Kind: worldforge.ProposalAtlas, ActorID: agent.ID, Payload: json.RawMessage(`{}`), ChangesetID: "-x"}, worldforge.EBadRequest},
 			{"missing world", worldforge.Proposal{WorldID: "world_missing", Kind: worldforge.ProposalAtlas, ActorID: agent.ID, Payload: json.RawMessage(`{}`)}, worldforge.ENotFound},
 			{"missing world, changeset", worldforge.Proposal{WorldID: "world_missing", Kind: worldforge.ProposalAtlas, ActorID: agent.ID, Payload: json.RawMessage(`{}`), ChangesetID: "cs-new"}, worldforge.ENotFound},
-			{"changeset of another world", worldforge.Proposal{WorldID: w2.ID, Kind: worldforge.ProposalAtlas, ActorID: agent.ID, Payload: json.RawMessage(`{}`), ChangesetID: "cs-1"}, worldforge.EBadRequest},
-			{"world changeset, no world", worldforge.Proposal{Kind: worldforge.ProposalQuest, ActorID: agent.ID, Payload: json.RawMessage(`{}`), ChangesetID: "cs-1"}, worldforge.EBadRequest},
 		} {
 			p := c.p
 			wantCode(t, db.CreateProposal(ctx, &p, nil), c.code)
@@ -653,16 +651,173 @@ func TestCommitChangeset(t *testing.T) {
 		})
 
 		t.Run("other world", func(t *testing.T) {
+			// The same id in another world is another changeset: filing
+			// into it works, and committing one commits only its own.
 			w2 := newWorld(t, db, owner.ID, "Two")
-			lore("cs-w1", 20, "x")
-			err := db.CreateProposal(ctx, &worldforge.Proposal{WorldID: w2.ID, Kind: worldforge.ProposalWorld, TargetID: w2.ID, BaseVersion: 1,
-				ActorID: agent.ID, ChangesetID: "cs-w1", Payload: payload(t, worldforge.LorePayload{})}, nil)
-			wantCode(t, err, worldforge.EBadRequest)
+			mine := lore("cs-w1", 20, "x")
+			theirs := propose(t, db, &worldforge.Proposal{WorldID: w2.ID, Kind: worldforge.ProposalWorld, TargetID: w2.ID, BaseVersion: 1,
+				ActorID: agent.ID, ChangesetID: "cs-w1", Payload: payload(t, worldforge.LorePayload{})})
+			res, err := db.CommitChangeset(ctx, w2.ID, "cs-w1", owner.ID, nil, nil)
+			must(t, err)
+			if len(res) != 1 || res[0].Proposal.ID != theirs.ID {
+				t.Errorf("committed %+v, want only %s", res, theirs.ID)
+			}
+			wantStatus(t, db, mine.ID, worldforge.ProposalPending)
 			_, err = db.CommitChangeset(ctx, w2.ID, "cs-w1", owner.ID, nil, nil)
 			wantCode(t, err, worldforge.EProposalNotFound)
 			_, err = db.CommitChangeset(ctx, w.ID, "cs-none", owner.ID, nil, nil)
 			wantCode(t, err, worldforge.EProposalNotFound)
+			res, err = db.CommitChangeset(ctx, w.ID, "cs-w1", owner.ID, nil, nil)
+			must(t, err)
+			if len(res) != 1 || res[0].Proposal.ID != mine.ID {
+				t.Errorf("committed %+v, want only %s", res, mine.ID)
+			}
 		})
+	})
+}
+
+// TestChangesetScope: changeset ids are scoped to their world, and outside
+// worlds to their proposer. Two tenants using the same id (in their own
+// worlds, or for their own quests outside worlds) each get a changeset of
+// their own, in any order; the changesets table holds one row per scope.
+func TestChangesetScope(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		alice, bob := newUser(t, db, "alice"), newUser(t, db, "bob")
+		wa, wb := newWorld(t, db, alice.ID, "Alice's"), newWorld(t, db, bob.ID, "Bob's")
+		minute := 0 // filing times one minute apart: lists are in a fixed order
+		place := func(w *worldforge.World, actor *worldforge.User, name string) *worldforge.Proposal {
+			minute++
+			return propose(t, db, &worldforge.Proposal{WorldID: w.ID, Kind: worldforge.ProposalAtlas, ActorID: actor.ID, ChangesetID: "cs1",
+				CreatedAt: at(minute), Payload: payload(t, worldforge.AtlasPlacePayload{Name: name})})
+		}
+		quest := func(actor *worldforge.User, name string) *worldforge.Proposal {
+			minute++
+			return propose(t, db, &worldforge.Proposal{Kind: worldforge.ProposalQuest, ActorID: actor.ID, ChangesetID: "cs1",
+				CreatedAt: at(minute), Payload: payload(t, worldforge.QuestPayload{Name: name})})
+		}
+		// Bob squats cs1 first, in his world and outside worlds.
+		b1, bq := place(wb, bob, "Bob's place"), quest(bob, "Bob's quest")
+		a1, a2, aq := place(wa, alice, "Alice's place"), place(wa, alice, "Alice's second"), quest(alice, "Alice's quest")
+		for _, p := range []*worldforge.Proposal{a1, a2, aq, b1, bq} {
+			if got := wantStatus(t, db, p.ID, worldforge.ProposalPending); got.ChangesetID != "cs1" {
+				t.Errorf("%s: changeset %q", p.ID, got.ChangesetID)
+			}
+		}
+		n, err := db.QueryIntForTest(ctx, "SELECT COUNT(*) FROM changesets WHERE id = 'cs1'")
+		must(t, err)
+		if n != 4 {
+			t.Errorf("%d changesets named cs1, want 4 (two worlds, two users outside worlds)", n)
+		}
+		ids := func(f worldforge.ProposalFilter) []string {
+			ps, err := db.ListProposals(ctx, f)
+			must(t, err)
+			out := []string{}
+			for _, p := range ps {
+				out = append(out, p.ID)
+			}
+			return out
+		}
+		diff(t, []string{a2.ID, a1.ID}, ids(worldforge.ProposalFilter{WorldID: wa.ID, ChangesetID: "cs1"}))
+		diff(t, []string{b1.ID}, ids(worldforge.ProposalFilter{WorldID: wb.ID, ChangesetID: "cs1"}))
+		diff(t, []string{aq.ID, a2.ID, a1.ID}, ids(worldforge.ProposalFilter{ActorID: alice.ID, ChangesetID: "cs1"}))
+
+		res, err := db.CommitChangeset(ctx, wa.ID, "cs1", alice.ID, nil, nil)
+		must(t, err)
+		if len(res) != 2 || res[0].Proposal.ID != a1.ID || res[1].Proposal.ID != a2.ID {
+			t.Errorf("Alice's commit: %+v", res)
+		}
+		for _, p := range []*worldforge.Proposal{b1, bq, aq} {
+			wantStatus(t, db, p.ID, worldforge.ProposalPending)
+		}
+		// Another filing into the committed changeset reuses its row.
+		place(wa, alice, "Alice's third")
+		n, err = db.QueryIntForTest(ctx, "SELECT COUNT(*) FROM changesets WHERE id = 'cs1'")
+		must(t, err)
+		if n != 4 {
+			t.Errorf("%d changesets named cs1 after a second filing, want 4", n)
+		}
+		// Deleting Bob's world removes its changeset only.
+		must(t, db.ExecForTest(ctx, "DELETE FROM worlds WHERE id = ?", wb.ID))
+		n, err = db.QueryIntForTest(ctx, "SELECT COUNT(*) FROM changesets WHERE id = 'cs1'")
+		must(t, err)
+		if n != 3 {
+			t.Errorf("%d changesets named cs1 after deleting a world, want 3", n)
+		}
+	})
+}
+
+// TestChangesetScopeMigration opens a database whose changesets table has
+// the schema before scoping (the id the primary key) and holds rows, in a
+// world and outside worlds: Open migrates it, every row is kept, and the
+// old ids are now scoped (another world may use them).
+func TestChangesetScopeMigration(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachDSN(t, func(t *testing.T, dsn string) {
+		ctx := t.Context()
+		db, err := sqlstore.Open(ctx, dsn, dbtest.Options())
+		must(t, err)
+		owner, other := newUser(t, db, "owner"), newUser(t, db, "other")
+		w, w2 := newWorld(t, db, owner.ID, "old"), newWorld(t, db, other.ID, "other")
+		for _, q := range []string{
+			"DROP TABLE changesets",
+			"DROP INDEX proposals_changeset",
+			`CREATE TABLE changesets (
+				id         TEXT PRIMARY KEY,
+				world_id   TEXT REFERENCES worlds (id) ON DELETE CASCADE,
+				created_by TEXT NOT NULL,
+				status     TEXT NOT NULL,
+				created_at BIGINT NOT NULL)`,
+			"CREATE INDEX proposals_changeset ON proposals (changeset_id)",
+			"DELETE FROM schema_migrations WHERE version = 8",
+		} {
+			must(t, db.ExecForTest(ctx, q))
+		}
+		type row struct{ World, ID, By, Status string }
+		old := []row{{w.ID, "cs1", owner.ID, "open"}, {w.ID, "cs2", owner.ID, "open"}, {"", "loose", owner.ID, "open"}}
+		for i, r := range old {
+			var world any
+			if r.World != "" {
+				world = r.World
+			}
+			must(t, db.ExecForTest(ctx, "INSERT INTO changesets (id, world_id, created_by, status, created_at) VALUES (?, ?, ?, ?, ?)",
+				r.ID, world, r.By, r.Status, i))
+		}
+		old1 := propose(t, db, &worldforge.Proposal{WorldID: w.ID, Kind: worldforge.ProposalAtlas, ActorID: owner.ID, ChangesetID: "cs1",
+			CreatedAt: at(0), Payload: payload(t, worldforge.AtlasPlacePayload{Name: "Old"})})
+		must(t, db.Close())
+
+		again := dbtest.MustOpen(t, dsn)
+		n, err := again.QueryIntForTest(ctx, "SELECT COUNT(*) FROM schema_migrations WHERE version = 8")
+		must(t, err)
+		if n != 1 {
+			t.Fatalf("migration 8 recorded %d times", n)
+		}
+		for i, r := range old {
+			got, err := again.QueryStringForTest(ctx,
+				"SELECT COALESCE(world_id, '') || '/' || id || '/' || created_by || '/' || status || '/' || CAST(created_at AS TEXT) FROM changesets WHERE id = ?", r.ID)
+			must(t, err)
+			if want := fmt.Sprintf("%s/%s/%s/%s/%d", r.World, r.ID, r.By, r.Status, i); got != want {
+				t.Errorf("row %s after the migration: %q, want %q", r.ID, got, want)
+			}
+		}
+		// The old ids are scoped now.
+		theirs := propose(t, again, &worldforge.Proposal{WorldID: w2.ID, Kind: worldforge.ProposalAtlas, ActorID: other.ID, ChangesetID: "cs2",
+			Payload: payload(t, worldforge.AtlasPlacePayload{Name: "Theirs"})})
+		mine := propose(t, again, &worldforge.Proposal{WorldID: w.ID, Kind: worldforge.ProposalAtlas, ActorID: owner.ID, ChangesetID: "cs1",
+			CreatedAt: at(1), Payload: payload(t, worldforge.AtlasPlacePayload{Name: "Mine"})})
+		n, err = again.QueryIntForTest(ctx, "SELECT COUNT(*) FROM changesets")
+		must(t, err)
+		if n != 4 {
+			t.Errorf("%d changesets, want the 3 old ones and the other world's cs2", n)
+		}
+		res, err := again.CommitChangeset(ctx, w.ID, "cs1", owner.ID, nil, nil)
+		must(t, err)
+		if len(res) != 2 || res[0].Proposal.ID != old1.ID || res[1].Proposal.ID != mine.ID {
+			t.Errorf("commit of the old changeset: %+v", res)
+		}
+		wantStatus(t, again, theirs.ID, worldforge.ProposalPending)
 	})
 }
 

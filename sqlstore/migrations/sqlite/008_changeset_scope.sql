@@ -1,0 +1,29 @@
+-- Changeset ids are scoped: a changeset id names a changeset of one world
+-- (a proposal's world), or, for proposals outside any world (a quest or
+-- encounter without a world), of one user: the proposer, who owns the
+-- row. The same id in two worlds, or for two users outside worlds, names
+-- two changesets, so no caller can tell which names others use or take
+-- a name before them. Until now the id was the table's primary key,
+-- global across tenants.
+--
+-- SQLite cannot drop a primary key: the table is rebuilt, its rows kept
+-- (every old id is unique, so it stays unique within its scope). Nothing
+-- references changesets. proposals_changeset gains world_id, so that
+-- committing a world's changeset seeks to its proposals instead of
+-- reading every world's proposals that use the same name.
+CREATE TABLE changesets_scoped (
+    world_id   TEXT REFERENCES worlds (id) ON DELETE CASCADE,
+    id         TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+);
+INSERT INTO changesets_scoped (world_id, id, created_by, status, created_at)
+    SELECT world_id, id, created_by, status, created_at FROM changesets;
+DROP TABLE changesets;
+ALTER TABLE changesets_scoped RENAME TO changesets;
+CREATE UNIQUE INDEX changesets_world ON changesets (world_id, id) WHERE world_id IS NOT NULL;
+CREATE UNIQUE INDEX changesets_user ON changesets (created_by, id) WHERE world_id IS NULL;
+
+DROP INDEX proposals_changeset;
+CREATE INDEX proposals_changeset ON proposals (changeset_id, world_id);
