@@ -47,6 +47,14 @@ type Limits struct {
 	// (an open GET /mcp stream counts); one more gets 429 at once. 0 means
 	// no cap.
 	MaxConcurrent int
+	// MaxStreamsPerCredential caps the GET /mcp streams one credential may
+	// hold open; one more is 429 rate_limited at once. 0 means no cap.
+	MaxStreamsPerCredential int
+	// MaxStreams caps the GET /mcp streams open on the server, all
+	// credentials together, so that streams cannot take the file
+	// descriptors every other request needs; one more is 429 rate_limited
+	// at once. 0 means no cap.
+	MaxStreams int
 	// AllowedHosts are the host names (or host:port) requests may name in
 	// Host and Origin, besides the loopback names, which are always
 	// allowed; "*" allows any. Empty: a request that arrived on a loopback

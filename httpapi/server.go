@@ -85,6 +85,7 @@ type Server struct {
 	hosts   *hostPolicy
 	perCred *limiter // per credential: rate and concurrency
 	perIP   *limiter // per remote IP: failed authentications
+	streams *streamCaps
 
 	// Operations (observe.go).
 	metrics *metrics.Metrics // nil with DisableMetrics
@@ -104,6 +105,7 @@ func New(opts Options) *Server {
 	s.hosts = newHostPolicy(lim.AllowedHosts)
 	s.perCred = newLimiter(lim.Rate, lim.Burst, lim.MaxConcurrent, nil)
 	s.perIP = newLimiter(lim.Rate, lim.Burst, 0, nil)
+	s.streams = newStreamCaps(lim.MaxStreamsPerCredential, lim.MaxStreams)
 	if opts.Tools != nil {
 		fast, err := newFastResponder(opts.Tools)
 		if err != nil {
