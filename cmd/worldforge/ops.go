@@ -33,7 +33,7 @@ func addOpsFlags(fs *flag.FlagSet) *opsFlags {
 		logFormat:       fs.String("log-format", "text", "log format on stderr: text or json (one line per request either way)"),
 		logFlush:        fs.Duration("log-flush-interval", defaultLogFlush, "write log lines to stderr in batches at most this far apart (warnings and errors at once); 0 writes every line at once"),
 		shutdownTimeout: fs.Duration("shutdown-timeout", defaultShutdownTimeout, "on SIGTERM or SIGINT, how long to wait for in-flight requests before closing their connections"),
-		metrics:         fs.Bool("metrics", true, "serve Prometheus metrics at GET /metrics on --addr, without authentication (false: no /metrics)"),
+		metrics:         fs.Bool("metrics", true, "serve Prometheus metrics at GET /metrics on --addr (or --metrics-addr), without authentication (false: no /metrics)"),
 		metricsAddr:     fs.String("metrics-addr", "", "serve GET /metrics only on this HOST:PORT, a listener of its own with the same Host/Origin check (default: on --addr)"),
 	}
 }
