@@ -2,14 +2,18 @@ package httpapi
 
 // Abuse limits.
 //
-// Every /mcp and REST request passes, in this order:
+// Every request passes the Host/Origin check (DNS-rebinding protection)
+// before anything else, whatever its route (/mcp, REST, /healthz, /readyz,
+// /metrics, an unknown path): 403 forbidden_host. Every /mcp and REST
+// request then passes, in this order:
 //
-//  1. the Host/Origin check (DNS-rebinding protection): 403 forbidden_host;
-//  2. authentication: 401 unauthorized, or 429 rate_limited once the
+//  1. authentication: 401 unauthorized, or 429 rate_limited once the
 //     remote IP has used up its budget of failed authentications;
-//  3. the credential's token bucket: 429 rate_limited with Retry-After;
-//  4. the credential's concurrency cap: 429 rate_limited with
-//     Retry-After: 1 (a request over the cap is never queued).
+//  2. the credential's token bucket: 429 rate_limited with Retry-After;
+//  3. the credential's concurrency cap: 429 rate_limited with
+//     Retry-After: 1 (a request over the cap is never queued);
+//  4. for a GET /mcp stream, the stream caps, per credential and per
+//     server (streams.go): 429 rate_limited with Retry-After: 5.
 //
 // A refused request reaches no handler, so it writes nothing (no audit
 // row). Body, header and time limits are the transport's: MaxBodyBytes
@@ -43,6 +47,14 @@ type Limits struct {
 	// (an open GET /mcp stream counts); one more gets 429 at once. 0 means
 	// no cap.
 	MaxConcurrent int
+	// MaxStreamsPerCredential caps the GET /mcp streams one credential may
+	// hold open; one more is 429 rate_limited at once. 0 means no cap.
+	MaxStreamsPerCredential int
+	// MaxStreams caps the GET /mcp streams open on the server, all
+	// credentials together, so that streams cannot take the file
+	// descriptors every other request needs; one more is 429 rate_limited
+	// at once. 0 means no cap.
+	MaxStreams int
 	// AllowedHosts are the host names (or host:port) requests may name in
 	// Host and Origin, besides the loopback names, which are always
 	// allowed; "*" allows any. Empty: a request that arrived on a loopback
@@ -94,7 +106,8 @@ func (c ConnLimits) Apply(srv *http.Server) {
 	srv.IdleTimeout = c.IdleTimeout
 }
 
-// guarded wraps an /mcp or REST handler in the checks above.
+// guarded wraps an /mcp or REST handler in the checks above after the
+// Host/Origin check (which observe makes for every request).
 func (s *Server) guarded(next http.Handler) http.Handler {
 	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := credentialKey(worldforge.ActorFromContext(r.Context()), r)
@@ -109,14 +122,12 @@ func (s *Server) guarded(next http.Handler) http.Handler {
 		defer s.perCred.release(key)
 		next.ServeHTTP(w, r)
 	})
-	authed := s.authenticated(limited)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.hosts.allowed(r) {
-			writeError(w, &worldforge.Error{Code: worldforge.EForbiddenHost})
-			return
-		}
-		authed.ServeHTTP(w, r)
-	})
+	return s.authenticated(limited)
+}
+
+// writeForbiddenHost answers a request the Host/Origin check refused.
+func writeForbiddenHost(w http.ResponseWriter) {
+	writeError(w, &worldforge.Error{Code: worldforge.EForbiddenHost})
 }
 
 // authFailed answers a request whose credential did not verify: 401, or

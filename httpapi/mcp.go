@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/worldforge-go/worldforge"
 )
 
 // sseKeepAlive is how often an open GET /mcp stream sends a comment line,
@@ -27,9 +29,11 @@ const sseWriteTimeout = 10 * time.Second
 // serveMCP is the /mcp endpoint (after authentication):
 //
 //	POST    JSON-RPC, handled by the go-sdk's stateless streamable handler
-//	GET     406 unless the client accepts text/event-stream; otherwise an SSE
-//	        stream that stays open and quiet (a stateless server never
-//	        initiates messages) until the client or the server closes it
+//	GET     406 unless the client accepts text/event-stream; 429 over the
+//	        stream caps (streams.go); otherwise an SSE stream that stays
+//	        open and quiet (a stateless server never initiates messages)
+//	        until the client or the server closes it, or its credential
+//	        stops verifying
 //	DELETE  200: there is no session to end
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
@@ -95,6 +99,14 @@ func (s *Server) serveMCPStream(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "internal"})
 		return
 	}
+	actor := worldforge.ActorFromContext(r.Context())
+	key := credentialKey(actor, r)
+	if ok, detail := s.streams.acquire(key); !ok {
+		writeRateLimited(w, streamRetryAfter, detail)
+		return
+	}
+	defer s.streams.release(key)
+	token, _ := bearerToken(r.Header.Get("Authorization"))
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 	h := w.Header()
@@ -105,12 +117,18 @@ func (s *Server) serveMCPStream(w http.ResponseWriter, r *http.Request) {
 	flusher.Flush()
 	tick := time.NewTicker(sseKeepAlive)
 	defer tick.Stop()
+	recheck := time.NewTicker(streamRecheck)
+	defer recheck.Stop()
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case <-s.closing:
 			return
+		case <-recheck.C:
+			if !s.streamCredentialValid(r.Context(), token, actor) {
+				return
+			}
 		case <-tick.C:
 			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {

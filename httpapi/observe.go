@@ -9,7 +9,11 @@ package httpapi
 //	               shutting down
 //	GET /metrics   Prometheus metrics of this server's private registry
 //
-// None of the three needs a credential. Every request, these included,
+// None of the three needs a credential, but like every route they pass
+// the Host/Origin check first (limits.go): a DNS-rebinding page must not
+// read a local server's metrics. With Options.SeparateMetrics, /metrics is
+// served by MetricsHandler on a listener of its own instead, behind the
+// same check. Every request, these included,
 // gets a request id (the client's X-Request-Id when it is sane, else a
 // fresh one), returned as the X-Request-Id response header and carried in
 // the request context (package obs), and one log line at Info once it is
@@ -26,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/metrics"
 	"github.com/worldforge-go/worldforge/internal/obs"
 )
@@ -62,7 +67,9 @@ func (s *Server) initOperations() {
 				s.log.Error("metrics: store collector", "err", err)
 			}
 		}
-		s.mux.Handle("GET /metrics", s.metrics.Handler())
+		if !s.opts.SeparateMetrics {
+			s.mux.Handle("GET /metrics", s.metrics.Handler())
+		}
 	}
 	s.mux.HandleFunc("GET /healthz", s.serveHealth)
 	s.mux.HandleFunc("GET /readyz", s.serveReady)
@@ -99,6 +106,26 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
 
+// MetricsHandler serves GET /metrics alone, behind the Host/Origin check,
+// for a listener of its own (Options.SeparateMetrics; serve
+// --metrics-addr); any other request there is 404 not_found. It is nil
+// when metrics are disabled.
+func (s *Server) MetricsHandler() http.Handler {
+	if s.metrics == nil {
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, worldforge.ErrNotFound) })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hosts.allowed(r) {
+			writeForbiddenHost(w)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
 // observe serves r through the mux with a request id and its observability
 // record in the context, then logs the request and records its metrics.
 func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
@@ -110,7 +137,14 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := &statusWriter{ResponseWriter: w}
 	r = r.WithContext(obs.NewContext(r.Context(), rec))
-	s.mux.ServeHTTP(sw, r)
+	if s.hosts.allowed(r) {
+		s.mux.ServeHTTP(sw, r)
+	} else {
+		// Refused before any route runs; the metrics and the log still
+		// name the route the request was for.
+		_, r.Pattern = s.mux.Handler(r)
+		writeForbiddenHost(sw)
+	}
 	took := time.Since(start)
 
 	// The mux set r.Pattern on the request it was given: the route

@@ -51,8 +51,9 @@ type Options struct {
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 
-	// Abuse limits: rate, concurrency and the Host/Origin check, in front
-	// of every /mcp and REST route (limits.go).
+	// Abuse limits (limits.go): the Host/Origin check in front of every
+	// route; rate, concurrency and the stream caps in front of /mcp and
+	// REST.
 	Limits Limits
 
 	// Operations (observe.go): /healthz, /readyz, /metrics, request logs.
@@ -63,6 +64,9 @@ type Options struct {
 	// DisableMetrics turns GET /metrics and the metrics off. By default
 	// they are on, unauthenticated, on the server's own listen address.
 	DisableMetrics bool
+	// SeparateMetrics leaves GET /metrics off this handler: MetricsHandler
+	// serves it, on a listener of its own (serve --metrics-addr).
+	SeparateMetrics bool
 }
 
 // Server is the HTTP handler.
@@ -81,6 +85,7 @@ type Server struct {
 	hosts   *hostPolicy
 	perCred *limiter // per credential: rate and concurrency
 	perIP   *limiter // per remote IP: failed authentications
+	streams *streamCaps
 
 	// Operations (observe.go).
 	metrics *metrics.Metrics // nil with DisableMetrics
@@ -100,6 +105,7 @@ func New(opts Options) *Server {
 	s.hosts = newHostPolicy(lim.AllowedHosts)
 	s.perCred = newLimiter(lim.Rate, lim.Burst, lim.MaxConcurrent, nil)
 	s.perIP = newLimiter(lim.Rate, lim.Burst, 0, nil)
+	s.streams = newStreamCaps(lim.MaxStreamsPerCredential, lim.MaxStreams)
 	if opts.Tools != nil {
 		fast, err := newFastResponder(opts.Tools)
 		if err != nil {

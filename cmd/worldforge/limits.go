@@ -20,7 +20,17 @@ type limitFlags struct {
 	maxHeader            *int
 	readHeader, read     *time.Duration
 	write, idle          *time.Duration
+
+	maxStreamsPerCred, maxStreams *int
 }
+
+// Stream caps: the default per credential, and the bounds of the default
+// per server, which is a quarter of the open-file limit.
+const (
+	defaultMaxStreamsPerCredential = 8
+	maxDefaultStreams              = 1024
+	fallbackNofile                 = 1024 // when the limit cannot be read
+)
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	c := httpapi.DefaultConnLimits()
@@ -35,7 +45,20 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 		read:          fs.Duration("read-timeout", c.ReadTimeout, "time a client has to send a whole request, body included (0 = none)"),
 		write:         fs.Duration("write-timeout", c.WriteTimeout, "time to write a response, from the end of the request headers (0 = none; GET /mcp streams are exempt)"),
 		idle:          fs.Duration("idle-timeout", c.IdleTimeout, "how long an idle keep-alive connection stays open (0 = --read-timeout)"),
+
+		maxStreamsPerCred: fs.Int("max-streams-per-credential", defaultMaxStreamsPerCredential, "GET /mcp streams one credential may hold open (0 = no cap; 429 beyond)"),
+		maxStreams:        fs.Int("max-streams", 0, "GET /mcp streams open on the server, all credentials together (429 beyond); 0 = a quarter of the open-file limit (RLIMIT_NOFILE), at most 1024, so that streams leave file descriptors for every other request"),
 	}
+}
+
+// defaultMaxStreams is the server's stream cap when --max-streams is not
+// given: a quarter of the open-file limit nofile (0: unknown), at least 1
+// and at most maxDefaultStreams.
+func defaultMaxStreams(nofile uint64) int {
+	if nofile == 0 {
+		nofile = fallbackNofile
+	}
+	return int(max(1, min(nofile/4, maxDefaultStreams)))
 }
 
 // serveLimits are the parsed limit flags.
@@ -48,8 +71,9 @@ type serveLimits struct {
 	unchecked bool
 }
 
-// resolve checks the limit flags; addr is --addr, already valid.
-func (f *limitFlags) resolve(addr string) (*serveLimits, error) {
+// resolve checks the limit flags; addrs are the addresses serve listens
+// on (--addr, --metrics-addr), already valid.
+func (f *limitFlags) resolve(addrs ...string) (*serveLimits, error) {
 	rate := *f.rate
 	if math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 {
 		return nil, usageErrorf("serve: --rate-limit %v: want requests per second, 0 (off) or more", rate)
@@ -88,9 +112,25 @@ func (f *limitFlags) resolve(addr string) (*serveLimits, error) {
 			return nil, usageErrorf("serve: --%s %v: want 0 (none) or more", d.name, d.v)
 		}
 	}
-	host, _, _ := net.SplitHostPort(addr)
+	perCredStreams, streams := *f.maxStreamsPerCred, *f.maxStreams
+	if perCredStreams < 0 {
+		return nil, usageErrorf("serve: --max-streams-per-credential %d: want 0 (no cap) or more", perCredStreams)
+	}
+	if streams < 0 {
+		return nil, usageErrorf("serve: --max-streams %d: want 0 (a quarter of the open-file limit) or more", streams)
+	}
+	if streams == 0 {
+		streams = defaultMaxStreams(openFileLimit())
+	}
+	unchecked := false
+	for _, addr := range addrs {
+		if host, _, _ := net.SplitHostPort(addr); !loopbackHost(host) {
+			unchecked = len(hosts) == 0
+		}
+	}
 	return &serveLimits{
-		api:     httpapi.Limits{Rate: rate, Burst: burst, MaxConcurrent: maxConc, AllowedHosts: hosts},
+		api: httpapi.Limits{Rate: rate, Burst: burst, MaxConcurrent: maxConc, AllowedHosts: hosts,
+			MaxStreamsPerCredential: perCredStreams, MaxStreams: streams},
 		maxBody: *f.maxBody,
 		conn: httpapi.ConnLimits{
 			MaxHeaderBytes:    *f.maxHeader,
@@ -99,7 +139,7 @@ func (f *limitFlags) resolve(addr string) (*serveLimits, error) {
 			WriteTimeout:      *f.write,
 			IdleTimeout:       *f.idle,
 		},
-		unchecked: len(hosts) == 0 && !loopbackHost(host),
+		unchecked: unchecked,
 	}, nil
 }
 
@@ -119,6 +159,7 @@ func (l *serveLimits) options(opts *httpapi.Options) {
 
 // warn logs what the limits leave open.
 func (l *serveLimits) warn(logger *slog.Logger) {
+	logger.Info("GET /mcp stream caps", "per_credential", l.api.MaxStreamsPerCredential, "server", l.api.MaxStreams)
 	if l.unchecked {
 		logger.Warn("listening beyond loopback without --allowed-hosts: the Host and Origin of requests on other addresses are not checked (DNS-rebinding protection)")
 	}

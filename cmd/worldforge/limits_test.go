@@ -47,6 +47,11 @@ func TestServeLimitFlagsBad(t *testing.T) {
 		{"negative write timeout", []string{"--write-timeout", "-1ms"}, []string{"--write-timeout"}},
 		{"negative idle timeout", []string{"--idle-timeout", "-3m"}, []string{"--idle-timeout"}},
 		{"timeout not a duration", []string{"--write-timeout", "60"}, []string{"-write-timeout", "60"}},
+		{"negative max-streams", []string{"--max-streams", "-1"}, []string{"--max-streams"}},
+		{"negative max-streams-per-credential", []string{"--max-streams-per-credential", "-3"}, []string{"--max-streams-per-credential"}},
+		{"max-streams not a number", []string{"--max-streams", "lots"}, []string{"-max-streams", "lots"}},
+		{"metrics-addr without a port", []string{"--metrics-addr", "127.0.0.1"}, []string{"--metrics-addr", "127.0.0.1"}},
+		{"metrics-addr with metrics off", []string{"--metrics=false", "--metrics-addr", "127.0.0.1:0"}, []string{"--metrics-addr", "--metrics"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,6 +166,21 @@ func TestServeLimitFlagsParse(t *testing.T) {
 	if d.api.Rate != 0 || d.api.Burst != 0 || d.api.MaxConcurrent != 0 || d.api.AllowedHosts != nil {
 		t.Errorf("default limits %+v, want all off", d.api)
 	}
+	if want := defaultMaxStreams(openFileLimit()); d.api.MaxStreamsPerCredential != 8 || d.api.MaxStreams != want || want < 1 || want > 1024 {
+		t.Errorf("default stream caps %d per credential, %d in all; want 8 and %d (a quarter of RLIMIT_NOFILE %d, 1–1024)",
+			d.api.MaxStreamsPerCredential, d.api.MaxStreams, want, openFileLimit())
+	}
+	if s := parse(t, "127.0.0.1:0", "--max-streams", "3", "--max-streams-per-credential", "0").api; s.MaxStreams != 3 || s.MaxStreamsPerCredential != 0 {
+		t.Errorf("--max-streams 3 --max-streams-per-credential 0: %d, %d", s.MaxStreams, s.MaxStreamsPerCredential)
+	}
+	for _, c := range []struct {
+		nofile uint64
+		want   int
+	}{{0, 256}, {1, 1}, {3, 1}, {256, 64}, {1024, 256}, {4096, 1024}, {1 << 20, 1024}, {^uint64(0), 1024}} {
+		if got := defaultMaxStreams(c.nofile); got != c.want {
+			t.Errorf("defaultMaxStreams(%d) = %d, want %d", c.nofile, got, c.want)
+		}
+	}
 	if d.conn != httpapi.DefaultConnLimits() || d.maxBody != httpapi.DefaultMaxBodyBytes {
 		t.Errorf("default conn limits %+v, body %d", d.conn, d.maxBody)
 	}
@@ -190,5 +210,11 @@ func TestServeLimitFlagsParse(t *testing.T) {
 		if got := parse(t, c.addr, c.hosts...).unchecked; got != c.want {
 			t.Errorf("--addr %s %v: unchecked %v, want %v", c.addr, c.hosts, got, c.want)
 		}
+	}
+	// --metrics-addr beyond loopback is unchecked too without --allowed-hosts.
+	fs := newFlags("serve")
+	lf := addLimitFlags(fs)
+	if l, err := lf.resolve("127.0.0.1:8080", "0.0.0.0:9090"); err != nil || !l.unchecked {
+		t.Errorf("--metrics-addr 0.0.0.0:9090: unchecked %v (%v), want true", l != nil && l.unchecked, err)
 	}
 }

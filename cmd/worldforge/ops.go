@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/worldforge-go/worldforge/httpapi"
@@ -24,6 +25,7 @@ type opsFlags struct {
 	logFlush        *time.Duration
 	shutdownTimeout *time.Duration
 	metrics         *bool
+	metricsAddr     *string
 }
 
 func addOpsFlags(fs *flag.FlagSet) *opsFlags {
@@ -31,7 +33,8 @@ func addOpsFlags(fs *flag.FlagSet) *opsFlags {
 		logFormat:       fs.String("log-format", "text", "log format on stderr: text or json (one line per request either way)"),
 		logFlush:        fs.Duration("log-flush-interval", defaultLogFlush, "write log lines to stderr in batches at most this far apart (warnings and errors at once); 0 writes every line at once"),
 		shutdownTimeout: fs.Duration("shutdown-timeout", defaultShutdownTimeout, "on SIGTERM or SIGINT, how long to wait for in-flight requests before closing their connections"),
-		metrics:         fs.Bool("metrics", true, "serve Prometheus metrics at GET /metrics on --addr, without authentication (false: no /metrics)"),
+		metrics:         fs.Bool("metrics", true, "serve Prometheus metrics at GET /metrics on --addr (or --metrics-addr), without authentication (false: no /metrics)"),
+		metricsAddr:     fs.String("metrics-addr", "", "serve GET /metrics only on this HOST:PORT, a listener of its own with the same Host/Origin check (default: on --addr)"),
 	}
 }
 
@@ -41,10 +44,19 @@ type serveOps struct {
 	logFlush        time.Duration
 	shutdownTimeout time.Duration
 	metrics         bool
+	metricsAddr     string // "": /metrics on --addr
 }
 
 func (f *opsFlags) resolve() (*serveOps, error) {
-	o := &serveOps{shutdownTimeout: *f.shutdownTimeout, metrics: *f.metrics, logFlush: *f.logFlush}
+	o := &serveOps{shutdownTimeout: *f.shutdownTimeout, metrics: *f.metrics, logFlush: *f.logFlush, metricsAddr: *f.metricsAddr}
+	if o.metricsAddr != "" {
+		if !o.metrics {
+			return nil, usageErrorf("serve: --metrics-addr needs --metrics")
+		}
+		if _, _, err := net.SplitHostPort(o.metricsAddr); err != nil {
+			return nil, usageErrorf("serve: --metrics-addr %q: %v", o.metricsAddr, err)
+		}
+	}
 	switch *f.logFormat {
 	case "text":
 	case "json":
@@ -81,4 +93,5 @@ func (o *serveOps) logger(w io.Writer, level slog.Level) (*slog.Logger, *obs.Buf
 // options applies the flags to the HTTP layer's options.
 func (o *serveOps) options(opts *httpapi.Options) {
 	opts.DisableMetrics = !o.metrics
+	opts.SeparateMetrics = o.metricsAddr != ""
 }

@@ -51,11 +51,15 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if *sqliteSync != "normal" && *sqliteSync != "full" {
 		return usageErrorf("serve: --sqlite-sync %q: want normal or full", *sqliteSync)
 	}
-	limits, err := limitsFlags.resolve(*addr)
+	ops, err := opsFlags.resolve()
 	if err != nil {
 		return err
 	}
-	ops, err := opsFlags.resolve()
+	listenAddrs := []string{*addr}
+	if ops.metricsAddr != "" {
+		listenAddrs = append(listenAddrs, ops.metricsAddr)
+	}
+	limits, err := limitsFlags.resolve(listenAddrs...)
 	if err != nil {
 		return err
 	}
@@ -123,13 +127,32 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	limits.conn.Apply(srv) // header size and timeouts
+	// --metrics-addr: /metrics on a listener of its own.
+	var metricsSrv *http.Server
+	var metricsLn net.Listener
+	if ops.metricsAddr != "" {
+		metricsLn, err = net.Listen("tcp", ops.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on --metrics-addr %s: %w", ops.metricsAddr, err)
+		}
+		metricsSrv = &http.Server{Handler: api.MetricsHandler(), ErrorLog: srv.ErrorLog}
+		limits.conn.Apply(metricsSrv)
+	}
 	limits.warn(logger)
+	if metricsLn != nil {
+		logger.Info("worldforge metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
+		fmt.Fprintf(logw, "worldforge: metrics on http://%s/metrics\n", metricsLn.Addr().String())
+	}
 	logger.Info("worldforge listening", "url", baseURL+"/mcp", "db", redactDSN(dsn))
 	fmt.Fprintf(logw, "worldforge: listening on %s/mcp\n", baseURL)
 	logw.Flush()
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if metricsSrv != nil {
+		go func() { errc <- metricsSrv.Serve(metricsLn) }()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
@@ -148,6 +171,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if shutErr != nil {
 		logger.Warn("in-flight requests did not finish in time; closing their connections", "err", shutErr)
 		srv.Close()
+	}
+	if metricsSrv != nil && metricsSrv.Shutdown(shutdownCtx) != nil {
+		metricsSrv.Close()
 	}
 	if err := db.Close(); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
