@@ -46,8 +46,8 @@ type ToolRunner interface {
 //
 // It takes a request only when it is certain the go-sdk would hand that
 // request unchanged to the tool handler and send back nothing but the
-// handler's result; anything unusual — another method, a batch, a missing or
-// legacy protocol version, a _meta or header the SDK would reject, an
+// handler's result; anything unusual — another method, a batch, an
+// unsupported protocol version, a _meta or header the SDK would reject, an
 // unknown tool, a parameter the SDK would interpret — goes to the go-sdk
 // handler, which then owns the answer. The differential tests in
 // fastpath_test.go send one corpus to both paths and require byte-identical
@@ -55,8 +55,16 @@ type ToolRunner interface {
 
 // fastProtocols are the protocol versions the fast path serves (the
 // Mcp-Protocol-Version header), with whether each is the stateless
-// per-request-_meta revision.
+// per-request-_meta revision: every revision the go-sdk accepts. No header
+// ("") is 2025-03-26, as the MCP spec's backwards-compatibility rule and
+// the go-sdk have it; on it and on 2024-11-05 the go-sdk answers a single
+// tools/call exactly as on 2025-06-18 (it differs only in accepting
+// batches, which the fast path leaves to it). So every plain read_world,
+// whatever the client's revision, is streamed rather than built whole.
 var fastProtocols = map[string]bool{
+	"":           false,
+	"2024-11-05": false,
+	"2025-03-26": false,
 	"2025-06-18": false,
 	"2025-11-25": false,
 	"2026-07-28": true,

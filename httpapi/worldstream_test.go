@@ -128,7 +128,7 @@ func TestReadWorldStreamMatchesSDK(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := inMemoryAnswer(t, p.ts.DB, w.ID)
-				for i, proto := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+				for i, proto := range allProtocols {
 					body := callBody(fmt.Sprint(i+1), proto, wf.ToolReadWorld, mustJSON(map[string]string{"id": w.ID}), "")
 					h := headers(p.ownerK, proto, wf.ToolReadWorld, nil)
 					if !p.compare(t, h, "", body) {
