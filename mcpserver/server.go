@@ -76,7 +76,21 @@ type Options struct {
 	// `worldforge bench`, to measure the protocol layer and middleware
 	// alone; serve enables it only with its hidden --bench-noop flag.
 	BenchNoopPayload string
+	// MaxBufferedAnswerBytes bounds a read_world answer that has to be
+	// built whole in memory (see DefaultMaxBufferedAnswerBytes); 0 means
+	// the default.
+	MaxBufferedAnswerBytes int64
 }
+
+// DefaultMaxBufferedAnswerBytes is the largest world document read_world
+// answers with where the answer has to be built whole in memory: on the
+// go-sdk path (a request the HTTP layer's fast path leaves to the go-sdk,
+// such as a JSON-RPC batch), or for a document that cannot be streamed
+// (one that mentions "runtime" or has a \u escape; see
+// worldforge.SplicesRuntime). A larger one answers too_large, decided
+// from the length the store recorded before anything is read. A plain
+// tools/call on any protocol revision streams the document without limit.
+const DefaultMaxBufferedAnswerBytes = 16 << 20
 
 // ToolBenchNoop is the name of the bench-only tool (see Options).
 const ToolBenchNoop = "bench_noop"
@@ -90,13 +104,19 @@ type Server struct {
 	impl   *mcp.Implementation
 	tools  []*toolDef
 	byName map[string]*toolDef
+	// maxBuffered is Options.MaxBufferedAnswerBytes or its default.
+	maxBuffered int64
 }
 
 // New builds the MCP server with every tool registered.
 func New(store worldforge.Store, opts *Options) (*Server, error) {
-	s := &Server{store: store, review: review.New(store), log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{}}
+	s := &Server{store: store, review: review.New(store), log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{},
+		maxBuffered: DefaultMaxBufferedAnswerBytes}
 	if opts != nil && opts.Logger != nil {
 		s.log = opts.Logger
+	}
+	if opts != nil && opts.MaxBufferedAnswerBytes > 0 {
+		s.maxBuffered = opts.MaxBufferedAnswerBytes
 	}
 	s.impl = &mcp.Implementation{Name: "worldforge", Title: "WorldForge", Version: worldforge.Version}
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
@@ -256,6 +276,9 @@ type call struct {
 	// audited is set by a body that wrote its audit row in its own
 	// transaction (the commits), so the pipeline writes none.
 	audited bool
+	// buffered: the result will be built whole in memory (the go-sdk
+	// path), not streamed, so read_world holds it to maxBuffered.
+	buffered bool
 }
 
 // target records what the call touched, for its audit row.
@@ -415,7 +438,7 @@ type deferredResult interface {
 // as stream instead, the writer of its text (text is then "").
 func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage, streams bool) (text string, stream func(io.Writer) error, isError bool) {
 	start := time.Now()
-	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
+	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor, buffered: !streams}, args)
 	if err == nil {
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
