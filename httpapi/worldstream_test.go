@@ -254,7 +254,12 @@ func TestReadWorldStreamDuringResize(t *testing.T) {
 // readWorldText posts a tools/call and returns its text and isError (for
 // goroutines: no t.Fatal).
 func readWorldText(url string, h http.Header, body string) (string, bool, error) {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	return readWorldTextCtx(context.Background(), url, h, body)
+}
+
+// readWorldTextCtx is readWorldText, given up when ctx ends.
+func readWorldTextCtx(ctx context.Context, url string, h http.Header, body string) (string, bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		return "", false, err
 	}
