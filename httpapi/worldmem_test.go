@@ -93,8 +93,9 @@ func TestReadWorldBufferedCap(t *testing.T) {
 // TestReadWorldStalledReaders: clients that ask for a large world over
 // raw TCP connections, read its first bytes and then stop reading do not
 // keep anyone else from reading a large world: with four of them stalled
-// (twice the store's stream slots, on SQLite and PostgreSQL), a healthy client gets its whole,
-// verified answer within 2 s.
+// (twice the store's stream slots, on SQLite and PostgreSQL), a healthy
+// client gets its whole, verified answer (of another large world) within
+// 2 s.
 func TestReadWorldStalledReaders(t *testing.T) {
 	const stalled = 4
 	dbtest.ForEachDSN(t, func(t *testing.T, dsn string) {
@@ -118,8 +119,19 @@ func TestReadWorldStalledReaders(t *testing.T) {
 		if err := ts.DB.CreateWorld(ctx, w); err != nil {
 			t.Fatal(err)
 		}
-		want := inMemoryAnswer(t, ts.DB, w.ID)
+		// The healthy client reads another world kept in pieces, of 1 MB
+		// (what it must wait for is a stream slot, whatever the size).
+		h := &wf.World{OwnerID: ts.Owner.ID, Name: "Healthy", Cols: 3, Rows: 2,
+			JSON: json.RawMessage(`{"grid":{"cols":3,"rows":2},"fill":"` + strings.Repeat("efgh", 1<<18) + `"}`)}
+		if err := ts.DB.CreateWorld(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, info, err := ts.DB.ReadWorldDeferred(ctx, h.ID); err != nil || info == nil || info.Inline {
+			t.Fatalf("the healthy client's world is not kept in pieces: %+v %v", info, err)
+		}
+		want := inMemoryAnswer(t, ts.DB, h.ID)
 		body := callBody("1", "2025-11-25", wf.ToolReadWorld, mustJSON(map[string]string{"id": w.ID}), "")
+		healthy := callBody("2", "2025-11-25", wf.ToolReadWorld, mustJSON(map[string]string{"id": h.ID}), "")
 		addr := strings.TrimPrefix(ts.URL, "http://")
 		raw := "POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + key +
 			"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: " +
@@ -146,7 +158,7 @@ func TestReadWorldStalledReaders(t *testing.T) {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		start := time.Now()
-		text, isErr, err := readWorldTextCtx(rctx, ts.MCPURL(), headers(key, "2025-11-25", wf.ToolReadWorld, nil), body)
+		text, isErr, err := readWorldTextCtx(rctx, ts.MCPURL(), headers(key, "2025-11-25", wf.ToolReadWorld, nil), healthy)
 		elapsed := time.Since(start)
 		if err != nil || isErr || text != want {
 			t.Fatalf("healthy reader after %v: %d bytes (isError %v, err %v), want the whole world (%d bytes)", elapsed, len(text), isErr, err, len(want))

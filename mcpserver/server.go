@@ -420,7 +420,7 @@ func (s *Server) handler(def *toolDef) mcp.ToolHandler {
 // result runs a tool and renders the outcome as the tool result the
 // client sees: one text block, isError for a failure.
 func (s *Server) result(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage) *mcp.CallToolResult {
-	text, _, isError := s.outcome(ctx, def, actor, args, false)
+	text, _, isError := s.outcome(ctx, def, actor, args, false, true)
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
@@ -435,10 +435,11 @@ type deferredResult interface {
 
 // outcome runs a tool and returns the text of its result's one block and
 // whether it is an error. With streams set, a deferred result comes back
-// as stream instead, the writer of its text (text is then "").
-func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage, streams bool) (text string, stream func(io.Writer) error, isError bool) {
+// as stream instead, the writer of its text (text is then ""). With capped
+// set (the go-sdk path), a result built whole is held to maxBuffered.
+func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage, streams, capped bool) (text string, stream func(io.Writer) error, isError bool) {
 	start := time.Now()
-	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor, buffered: !streams}, args)
+	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor, buffered: capped}, args)
 	if err == nil {
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
@@ -517,15 +518,17 @@ func (s *Server) CallToolResult(ctx context.Context, actor *worldforge.Actor, na
 	return s.result(ctx, def, actor, args), true
 }
 
-// CallToolText is CallToolResult for callers that encode the result
-// themselves: the text of the result's one content block and whether it
-// is an error.
+// CallToolText is CallToolResult for in-process callers that encode the
+// result themselves: the text of the result's one content block and
+// whether it is an error. Like CallTool, and unlike CallToolResult, it
+// builds a read_world answer whole whatever its size (no
+// MaxBufferedAnswerBytes).
 func (s *Server) CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool) {
 	def, ok := s.byName[name]
 	if !ok {
 		return "", false, false
 	}
-	text, _, isError = s.outcome(ctx, def, actor, args, false)
+	text, _, isError = s.outcome(ctx, def, actor, args, false, false)
 	return text, isError, true
 }
 
@@ -543,7 +546,7 @@ func (s *Server) CallToolStream(ctx context.Context, actor *worldforge.Actor, na
 	if !ok {
 		return "", nil, false, false
 	}
-	text, stream, isError = s.outcome(ctx, def, actor, args, true)
+	text, stream, isError = s.outcome(ctx, def, actor, args, true, false)
 	return text, stream, isError, true
 }
 
