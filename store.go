@@ -446,8 +446,8 @@ type WorldStreamer interface {
 	// StreamWorld reads the world, its runtime state and its document
 	// from one snapshot of the store, which no concurrent write changes.
 	// When the document is kept whole, doc is nil and w.JSON holds it;
-	// otherwise w.JSON is nil and doc reads it, and the caller must close
-	// doc, which ends the snapshot.
+	// otherwise w.JSON is nil and doc reads it (what the snapshot held,
+	// however long the caller takes), and the caller must close doc.
 	StreamWorld(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc DocReader, err error)
 }
 

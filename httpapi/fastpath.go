@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,8 +48,8 @@ type ToolRunner interface {
 //
 // It takes a request only when it is certain the go-sdk would hand that
 // request unchanged to the tool handler and send back nothing but the
-// handler's result; anything unusual — another method, a batch, a missing or
-// legacy protocol version, a _meta or header the SDK would reject, an
+// handler's result; anything unusual — another method, a batch, an
+// unsupported protocol version, a _meta or header the SDK would reject, an
 // unknown tool, a parameter the SDK would interpret — goes to the go-sdk
 // handler, which then owns the answer. The differential tests in
 // fastpath_test.go send one corpus to both paths and require byte-identical
@@ -55,8 +57,16 @@ type ToolRunner interface {
 
 // fastProtocols are the protocol versions the fast path serves (the
 // Mcp-Protocol-Version header), with whether each is the stateless
-// per-request-_meta revision.
+// per-request-_meta revision: every revision the go-sdk accepts. No header
+// ("") is 2025-03-26, as the MCP spec's backwards-compatibility rule and
+// the go-sdk have it; on it and on 2024-11-05 the go-sdk answers a single
+// tools/call exactly as on 2025-06-18 (it differs only in accepting
+// batches, which the fast path leaves to it). So every plain read_world,
+// whatever the client's revision, is streamed rather than built whole.
 var fastProtocols = map[string]bool{
+	"":           false,
+	"2024-11-05": false,
+	"2025-03-26": false,
 	"2025-06-18": false,
 	"2025-11-25": false,
 	"2026-07-28": true,
@@ -169,6 +179,14 @@ func writeFastHeader(w http.ResponseWriter) {
 // before writing it on.
 const streamBufferSize = 32 << 10
 
+// DefaultStreamStall is how long one write of a streamed answer (at most
+// streamBufferSize bytes) may wait for the client to take it before the
+// answer is given up and the connection closed: a client that stops
+// reading keeps its answer's resources (a goroutine, a connection, the
+// store's spool file) for this long, not for the server's whole write
+// timeout. The write timeout still bounds the whole answer.
+const DefaultStreamStall = 10 * time.Second
+
 // fastStream sends a result whose text is written by stream (read_world of
 // a world the store keeps in pieces): the response's head (in buf), then
 // the text escaped as encoding/json escapes a string, as stream writes it,
@@ -178,6 +196,12 @@ const streamBufferSize = 32 << 10
 // any answer over its 2 KB buffer), so an answer under the buffer's size
 // still goes out in one write with a Content-Length, as encode's would.
 //
+// Every write to the connection must complete within the stream stall
+// (Options.StreamStall) and before the server's WriteTimeout from the
+// answer's start; a client that stops reading for longer has its answer
+// cut and its connection closed, which ends the stream and releases what
+// it holds.
+//
 // Once the first bytes have gone out, the status cannot change: if stream
 // fails after that for any reason but the client's connection (a store
 // error mid-document), the error is logged and the connection aborted
@@ -185,7 +209,11 @@ const streamBufferSize = 32 << 10
 // complete-looking wrong one. A failure before anything went out is
 // answered as the go-sdk path answers it: an internal_error tool result.
 func (s *Server) fastStream(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, stream func(io.Writer) error, isNew bool) {
-	lw := &lazyResponse{w: w}
+	lw := &lazyResponse{w: w, rc: http.NewResponseController(w), stall: cmp.Or(s.opts.StreamStall, DefaultStreamStall)}
+	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv != nil && srv.WriteTimeout > 0 {
+		lw.until = time.Now().Add(srv.WriteTimeout)
+	}
+	defer lw.done()
 	bw := bufio.NewWriterSize(lw, streamBufferSize)
 	bw.Write(buf.Bytes())
 	bw.WriteByte('"')
@@ -200,6 +228,9 @@ func (s *Server) fastStream(w http.ResponseWriter, r *http.Request, buf *bytes.B
 		s.fast.encodeTail(&tail, false, isNew)
 		bw.Write(tail.Bytes())
 		err = bw.Flush()
+		if err == nil && lw.n > netHTTPUnchunked {
+			err = lw.flush() // what net/http holds, under the deadline
+		}
 	}
 	switch {
 	case err == nil:
@@ -220,24 +251,68 @@ func (s *Server) fastStream(w http.ResponseWriter, r *http.Request, buf *bytes.B
 	}
 }
 
+// netHTTPUnchunked is the most net/http holds of an answer before it
+// sends the headers (bufferBeforeChunkingSize): an answer no longer than
+// that goes out with a Content-Length when the handler returns, as the
+// go-sdk's does, so fastStream does not flush it.
+const netHTTPUnchunked = 2048
+
 // lazyResponse sends the fast path's status and headers on the first
 // write, and remembers whether it wrote and the writer's first error.
+// Each write gets the connection's write deadline set to the stall from
+// now (no later than until, when set).
 type lazyResponse struct {
 	w       http.ResponseWriter
+	rc      *http.ResponseController
+	stall   time.Duration
+	until   time.Time
 	started bool
+	n       int64 // bytes written
 	err     error
 }
 
+// deadline sets the write deadline for the next write.
+func (l *lazyResponse) deadline() {
+	d := time.Now().Add(l.stall)
+	if !l.until.IsZero() && l.until.Before(d) {
+		d = l.until
+	}
+	_ = l.rc.SetWriteDeadline(d) // ErrNotSupported: a writer of no connection
+}
+
 func (l *lazyResponse) Write(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
 	if !l.started {
 		l.started = true
 		writeFastHeader(l.w)
 	}
+	l.deadline()
 	n, err := l.w.Write(p)
+	l.n += int64(n)
 	if err != nil && l.err == nil {
 		l.err = err
 	}
 	return n, err
+}
+
+// flush sends what net/http buffers of the answer, under the deadline.
+func (l *lazyResponse) flush() error {
+	l.deadline()
+	err := l.rc.Flush()
+	if err != nil && l.err == nil {
+		l.err = err
+	}
+	return err
+}
+
+// done puts back the deadline the connection would have had: the
+// server's write timeout from the answer's start, or none.
+func (l *lazyResponse) done() {
+	if l.started {
+		_ = l.rc.SetWriteDeadline(l.until)
+	}
 }
 
 var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

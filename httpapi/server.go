@@ -50,6 +50,10 @@ type Options struct {
 	// MaxBodyBytes limits request bodies (413 beyond); 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// StreamStall bounds how long one write of a streamed read_world
+	// answer may wait for the client to take it (see fastStream); 0 means
+	// DefaultStreamStall.
+	StreamStall time.Duration
 
 	// Abuse limits (limits.go): the Host/Origin check in front of every
 	// route; rate, concurrency and the stream caps in front of /mcp and

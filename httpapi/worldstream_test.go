@@ -128,7 +128,7 @@ func TestReadWorldStreamMatchesSDK(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := inMemoryAnswer(t, p.ts.DB, w.ID)
-				for i, proto := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+				for i, proto := range allProtocols {
 					body := callBody(fmt.Sprint(i+1), proto, wf.ToolReadWorld, mustJSON(map[string]string{"id": w.ID}), "")
 					h := headers(p.ownerK, proto, wf.ToolReadWorld, nil)
 					if !p.compare(t, h, "", body) {
@@ -254,7 +254,12 @@ func TestReadWorldStreamDuringResize(t *testing.T) {
 // readWorldText posts a tools/call and returns its text and isError (for
 // goroutines: no t.Fatal).
 func readWorldText(url string, h http.Header, body string) (string, bool, error) {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	return readWorldTextCtx(context.Background(), url, h, body)
+}
+
+// readWorldTextCtx is readWorldText, given up when ctx ends.
+func readWorldTextCtx(ctx context.Context, url string, h http.Header, body string) (string, bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		return "", false, err
 	}

@@ -48,8 +48,11 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 		return nil, err
 	}
 	if doc != nil && !doc.Inline {
+		if err := checkBuffered(*doc, c.buffered, s.maxBuffered); err != nil {
+			return nil, err
+		}
 		c.target("world", w.ID, w.ID)
-		return &worldText{store: st, id: w.ID, owner: c.owner}, nil
+		return &worldText{store: st, id: w.ID, owner: c.owner, buffered: c.buffered, limit: s.maxBuffered}, nil
 	}
 	render := wf.WorldWithRuntimeJSON
 	if doc != nil && doc.SplicesRuntime {
@@ -63,6 +66,26 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 	return out, nil
 }
 
+// checkBuffered refuses, before anything of it is read (in readWorld:
+// before the call is audited), a document kept in pieces that would have
+// to be held whole — buffered (the go-sdk path), or one that does not
+// splice — and is over limit: too_large, naming the limit and how to get
+// the world.
+func checkBuffered(doc wf.DocInfo, buffered bool, limit int64) error {
+	if doc.Len <= limit {
+		return nil
+	}
+	if !doc.SplicesRuntime {
+		return wf.Errorf(wf.ETooLarge, "the world's document is %d bytes and cannot be streamed (it mentions \"runtime\" or has a \\u escape); read_world builds such an answer in memory only up to %d bytes",
+			doc.Len, limit)
+	}
+	if buffered {
+		return wf.Errorf(wf.ETooLarge, "the world's document is %d bytes, over the %d bytes of an answer built in memory (a JSON-RPC batch or another request the go-sdk answers); send read_world as a single tools/call (MCP-Protocol-Version 2025-11-25 or any supported revision, or none), which is streamed without that limit",
+			doc.Len, limit)
+	}
+	return nil
+}
+
 // worldText is read_world's result for a world whose document the store
 // keeps in pieces: rendered, or sent, from one snapshot of the store once
 // the call's audit row is committed, without holding the document whole
@@ -71,6 +94,10 @@ type worldText struct {
 	store wf.WorldStreamer
 	id    string
 	owner string
+	// buffered and limit are checkBuffered's, checked again on the
+	// snapshot (a resize may have grown the document since).
+	buffered bool
+	limit    int64
 }
 
 func (t *worldText) open(ctx context.Context) (func(io.Writer) error, int64, error) {
@@ -83,6 +110,12 @@ func (t *worldText) open(ctx context.Context) (func(io.Writer) error, int64, err
 			doc.Close()
 		}
 		return nil, 0, wf.ErrNotFound
+	}
+	if doc != nil {
+		if err := checkBuffered(doc.Info(), t.buffered, t.limit); err != nil {
+			doc.Close()
+			return nil, 0, err
+		}
 	}
 	if doc != nil && doc.Info().SplicesRuntime {
 		return spliceWorld(w, rt, doc)

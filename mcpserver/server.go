@@ -76,7 +76,21 @@ type Options struct {
 	// `worldforge bench`, to measure the protocol layer and middleware
 	// alone; serve enables it only with its hidden --bench-noop flag.
 	BenchNoopPayload string
+	// MaxBufferedAnswerBytes bounds a read_world answer that has to be
+	// built whole in memory (see DefaultMaxBufferedAnswerBytes); 0 means
+	// the default.
+	MaxBufferedAnswerBytes int64
 }
+
+// DefaultMaxBufferedAnswerBytes is the largest world document read_world
+// answers with where the answer has to be built whole in memory: on the
+// go-sdk path (a request the HTTP layer's fast path leaves to the go-sdk,
+// such as a JSON-RPC batch), or for a document that cannot be streamed
+// (one that mentions "runtime" or has a \u escape; see
+// worldforge.SplicesRuntime). A larger one answers too_large, decided
+// from the length the store recorded before anything is read. A plain
+// tools/call on any protocol revision streams the document without limit.
+const DefaultMaxBufferedAnswerBytes = 16 << 20
 
 // ToolBenchNoop is the name of the bench-only tool (see Options).
 const ToolBenchNoop = "bench_noop"
@@ -90,13 +104,19 @@ type Server struct {
 	impl   *mcp.Implementation
 	tools  []*toolDef
 	byName map[string]*toolDef
+	// maxBuffered is Options.MaxBufferedAnswerBytes or its default.
+	maxBuffered int64
 }
 
 // New builds the MCP server with every tool registered.
 func New(store worldforge.Store, opts *Options) (*Server, error) {
-	s := &Server{store: store, review: review.New(store), log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{}}
+	s := &Server{store: store, review: review.New(store), log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{},
+		maxBuffered: DefaultMaxBufferedAnswerBytes}
 	if opts != nil && opts.Logger != nil {
 		s.log = opts.Logger
+	}
+	if opts != nil && opts.MaxBufferedAnswerBytes > 0 {
+		s.maxBuffered = opts.MaxBufferedAnswerBytes
 	}
 	s.impl = &mcp.Implementation{Name: "worldforge", Title: "WorldForge", Version: worldforge.Version}
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
@@ -256,6 +276,9 @@ type call struct {
 	// audited is set by a body that wrote its audit row in its own
 	// transaction (the commits), so the pipeline writes none.
 	audited bool
+	// buffered: the result will be built whole in memory (the go-sdk
+	// path), not streamed, so read_world holds it to maxBuffered.
+	buffered bool
 }
 
 // target records what the call touched, for its audit row.
@@ -397,7 +420,7 @@ func (s *Server) handler(def *toolDef) mcp.ToolHandler {
 // result runs a tool and renders the outcome as the tool result the
 // client sees: one text block, isError for a failure.
 func (s *Server) result(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage) *mcp.CallToolResult {
-	text, _, isError := s.outcome(ctx, def, actor, args, false)
+	text, _, isError := s.outcome(ctx, def, actor, args, false, true)
 	return &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
@@ -412,10 +435,11 @@ type deferredResult interface {
 
 // outcome runs a tool and returns the text of its result's one block and
 // whether it is an error. With streams set, a deferred result comes back
-// as stream instead, the writer of its text (text is then "").
-func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage, streams bool) (text string, stream func(io.Writer) error, isError bool) {
+// as stream instead, the writer of its text (text is then ""). With capped
+// set (the go-sdk path), a result built whole is held to maxBuffered.
+func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage, streams, capped bool) (text string, stream func(io.Writer) error, isError bool) {
 	start := time.Now()
-	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
+	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor, buffered: capped}, args)
 	if err == nil {
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
@@ -494,15 +518,17 @@ func (s *Server) CallToolResult(ctx context.Context, actor *worldforge.Actor, na
 	return s.result(ctx, def, actor, args), true
 }
 
-// CallToolText is CallToolResult for callers that encode the result
-// themselves: the text of the result's one content block and whether it
-// is an error.
+// CallToolText is CallToolResult for in-process callers that encode the
+// result themselves: the text of the result's one content block and
+// whether it is an error. Like CallTool, and unlike CallToolResult, it
+// builds a read_world answer whole whatever its size (no
+// MaxBufferedAnswerBytes).
 func (s *Server) CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool) {
 	def, ok := s.byName[name]
 	if !ok {
 		return "", false, false
 	}
-	text, _, isError = s.outcome(ctx, def, actor, args, false)
+	text, _, isError = s.outcome(ctx, def, actor, args, false, false)
 	return text, isError, true
 }
 
@@ -520,7 +546,7 @@ func (s *Server) CallToolStream(ctx context.Context, actor *worldforge.Actor, na
 	if !ok {
 		return "", nil, false, false
 	}
-	text, stream, isError = s.outcome(ctx, def, actor, args, true)
+	text, stream, isError = s.outcome(ctx, def, actor, args, true, false)
 	return text, stream, isError, true
 }
 

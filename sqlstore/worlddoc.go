@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 	"weak"
@@ -33,8 +34,10 @@ import (
 // snapshot: REPEATABLE READ on PostgreSQL, a deferred transaction on the
 // SQLite reader in WAL mode), so a concurrent resize never tears a
 // document. A small world costs exactly the queries it did. StreamWorld
-// keeps that snapshot open while its caller sends the document on, so the
-// memory a read takes is one chunk, not the world.
+// copies the document from that snapshot into a spool file and ends the
+// snapshot before its caller sends the document on, so the memory a read
+// takes is one chunk, not the world, and a slow client holds no
+// database connection.
 
 // DocChunkBytes is the size of the pieces a world document larger than it
 // is stored in, and so the most a streamed read_world holds of it at once.
@@ -60,9 +63,9 @@ func (db *DB) docState() *storeState {
 	if v, ok := storeStates.Load(key); ok {
 		return v.(*storeState)
 	}
-	// Streams hold a reader connection each until the client has read the
-	// document: at most half the reader pool, so that other reads always
-	// find one.
+	// Streams hold a reader connection each while they copy the document
+	// to their spool file: at most half the reader pool, so that other
+	// reads always find one.
 	n := max(1, db.reader.db.Stats().MaxOpenConnections/2)
 	v, loaded := storeStates.LoadOrStore(key, &storeState{chunkBytes: DocChunkBytes, streams: make(chan struct{}, n)})
 	if !loaded {
@@ -246,13 +249,18 @@ func (db *DB) ReadWorldDeferred(ctx context.Context, worldID string) (*worldforg
 }
 
 // StreamWorld implements worldforge.WorldStreamer. A chunked document is
-// read through a read transaction held until the DocReader is closed; at
-// most half the reader pool's connections serve streams at once (a stream
-// waits for its turn, without a connection, until ctx ends). The snapshot
-// stays open while the caller sends the document: on SQLite it keeps the
-// WAL from being checkpointed past it, on PostgreSQL it holds back VACUUM,
-// for as long as the slowest client takes (bounded by the HTTP server's
-// write timeout).
+// copied, chunk by chunk, from one read transaction (a snapshot) into a
+// spool file — an unlinked temporary file in os.TempDir() — and the
+// transaction ends before StreamWorld returns: the DocReader reads the
+// file. So the store's connection and snapshot are held for the time it
+// takes to read the document from the database, never for as long as the
+// client takes to receive it: a client that reads slowly, or stops
+// reading, holds a file descriptor and the document's size on disk (until
+// its writer gives up on it), not a database connection, and does not
+// keep the WAL from being checkpointed (SQLite) or VACUUM from running
+// (PostgreSQL). At most half the reader pool's connections copy documents
+// at once (a copy waits for its turn, without a connection, until ctx
+// ends), so that other reads always find one. Memory is one chunk.
 func (db *DB) StreamWorld(ctx context.Context, worldID string) (*worldforge.World, *worldforge.WorldRuntime, worldforge.DocReader, error) {
 	sem := db.docState().streams
 	select {
@@ -260,43 +268,87 @@ func (db *DB) StreamWorld(ctx context.Context, worldID string) (*worldforge.Worl
 	case <-ctx.Done():
 		return nil, nil, nil, wrap("stream world", ctx.Err())
 	}
-	release := func() { <-sem }
-	tx, err := db.reader.db.BeginTx(ctx, db.snapshotOptions())
+	defer func() { <-sem }()
+	var (
+		w  *worldforge.World
+		rt *worldforge.WorldRuntime
+		r  *docReader
+	)
+	err := db.snapshot(ctx, func(q querier) error {
+		var (
+			m   docMeta
+			err error
+		)
+		if w, rt, m, err = readWorld(ctx, q, worldID, true); err != nil || !m.chunked {
+			return err
+		}
+		r, err = spoolDoc(ctx, q, worldID, m)
+		return err
+	})
 	if err != nil {
-		release()
-		return nil, nil, nil, wrap("stream world", fmt.Errorf("begin: %w", err))
-	}
-	fail := func(err error) (*worldforge.World, *worldforge.WorldRuntime, worldforge.DocReader, error) {
-		tx.Rollback()
-		release()
 		return nil, nil, nil, wrap("stream world", err)
 	}
-	q := querier{p: db.reader, tx: tx}
-	w, rt, m, err := readWorld(ctx, q, worldID, true)
-	if err != nil {
-		return fail(err)
-	}
-	if !m.chunked {
-		tx.Rollback()
-		release()
+	if r == nil {
 		return w, rt, nil, nil
 	}
-	rows, err := q.query(ctx, chunkQuery, worldID)
-	if err != nil {
-		return fail(err)
-	}
-	return w, rt, &docReader{tx: tx, rows: rows, meta: m, release: release}, nil
+	return w, rt, r, nil
 }
 
-// docReader reads a chunked document from an open snapshot, one chunk at
-// a time (each is the driver's buffer for the row, valid until the next).
-type docReader struct {
-	tx      *sql.Tx
-	rows    *sql.Rows
-	meta    docMeta
-	release func()
+// spoolDoc copies a chunked document, read with q, into an unlinked
+// temporary file and returns its reader, positioned at the start.
+func spoolDoc(ctx context.Context, q querier, worldID string, m docMeta) (_ *docReader, err error) {
+	f, err := os.CreateTemp("", "worldforge-doc-*")
+	if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	// Unlinked at once where the system allows it (the space is freed
+	// when the file is closed); otherwise removed by Close.
+	removed := os.Remove(f.Name()) == nil
+	r := &docReader{f: f, name: f.Name(), removed: removed, meta: m}
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
+	rows, err := q.query(ctx, chunkQuery, worldID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		var b sql.RawBytes
+		if err := rows.Scan(&b); err != nil {
+			return nil, err
+		}
+		if n+int64(len(b)) > m.len {
+			return nil, errDocLength
+		}
+		if _, err := f.Write(b); err != nil {
+			return nil, fmt.Errorf("spool: %w", err)
+		}
+		n += int64(len(b))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if n != m.len {
+		return nil, errDocLength
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	return r, nil
+}
 
-	cur    []byte
+// docReader reads a chunked document from its spool file (spoolDoc):
+// exactly meta.len bytes, then io.EOF.
+type docReader struct {
+	f       *os.File
+	name    string
+	removed bool
+	meta    docMeta
+
 	read   int64
 	err    error
 	closed bool
@@ -308,71 +360,39 @@ func (r *docReader) Read(p []byte) (int, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
-	for len(r.cur) == 0 {
-		if !r.rows.Next() {
-			err := r.rows.Err()
-			if err == nil && r.read != r.meta.len {
-				err = errDocLength
-			}
-			if err != nil {
-				r.err = wrap("stream world", err)
-			} else {
-				r.err = io.EOF
-			}
-			return 0, r.err
-		}
-		var b sql.RawBytes
-		if err := r.rows.Scan(&b); err != nil {
-			r.err = wrap("stream world", err)
-			return 0, r.err
-		}
-		if r.read+int64(len(b)) > r.meta.len {
-			r.err = wrap("stream world", errDocLength)
-			return 0, r.err
-		}
-		r.cur = b
+	if r.closed {
+		return 0, os.ErrClosed
 	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
+	if left := r.meta.len - r.read; int64(len(p)) > left {
+		p = p[:left]
+	}
+	if len(p) == 0 {
+		r.err = io.EOF
+		return 0, io.EOF
+	}
+	n, err := r.f.Read(p)
 	r.read += int64(n)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // the file is shorter than was written
+	}
+	if err != nil {
+		r.err = wrap("stream world", err)
+		return n, r.err
+	}
 	return n, nil
 }
 
-// WriteTo writes the rest of the document to w chunk by chunk, without
-// copying it through a buffer of io.Copy's.
-func (r *docReader) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for {
-		if len(r.cur) > 0 {
-			n, err := w.Write(r.cur)
-			total += int64(n)
-			r.read += int64(n)
-			r.cur = r.cur[n:]
-			if err != nil {
-				return total, err
-			}
-		}
-		// Read with an empty buffer fetches the next chunk into r.cur.
-		if _, err := r.Read(nil); err != nil {
-			if err == io.EOF {
-				return total, nil
-			}
-			return total, err
-		}
-	}
-}
-
-// Close ends the snapshot.
+// Close closes (and so deletes) the spool file.
 func (r *docReader) Close() error {
 	if r.closed {
 		return nil
 	}
 	r.closed = true
-	r.cur = nil
-	err := r.rows.Close()
-	if rerr := r.tx.Rollback(); err == nil && !errors.Is(rerr, sql.ErrTxDone) {
-		err = rerr
+	err := r.f.Close()
+	if !r.removed {
+		if rerr := os.Remove(r.name); err == nil {
+			err = rerr
+		}
 	}
-	r.release()
 	return wrap("stream world", err)
 }

@@ -115,6 +115,8 @@ commands:
   world add-member WORLD_ID USER_ID              make a user a player in a world
   bench [flags]                                  load-test read_world against a bare go-sdk server
   soak [-duration 10m] [-rate 200]               steady mixed load; reports memory, goroutines, files and errors
+  soak -large-world 4096 [-clients 8] [-max-rss 128MiB] [-duration 15s]
+                                                 read_world of a huge world on every revision; fails over the peak RSS
   plot -in FILE -out FILE.svg -size KEYS [-metric ns/op|B/op] [-title T] [-note TEXT] [-match RE]
                                                  draw go test -bench output as a log-log growth chart (SVG)
   mcp tools --url URL [--api-key K | --jwt T]    list an MCP endpoint's tools: name<TAB>summary

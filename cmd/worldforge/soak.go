@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -31,6 +32,11 @@ import (
 // request failed, an acknowledged write is missing at the end, or (in a run
 // of a minute or more) the RSS of the last third of the run exceeds that of
 // the first third by more than 10 % and 8 MiB.
+//
+// With -large-world N it runs the large-world mode instead (soaklarge.go):
+// read_world of an N×N world by -clients concurrent callers on every
+// protocol revision, -duration (default 15s) each, failing when the
+// server's peak RSS exceeds -max-rss.
 func (e *env) soak(ctx context.Context, args []string) error {
 	fs := newFlags("soak")
 	duration := fs.Duration("duration", 10*time.Minute, "how long to run the load")
@@ -38,8 +44,23 @@ func (e *env) soak(ctx context.Context, args []string) error {
 	sample := fs.Duration("sample", 10*time.Second, "how often to sample the server")
 	dbFlag := fs.String("db", "", "database DSN for the server (default: a new SQLite file in a temporary directory)")
 	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run the server on CPU 0 alone (via taskset) and the load on the other CPUs")
+	largeWorld := fs.Int("large-world", 0, "large-world mode: read_world of a world resized to this side (1–4096) on every protocol revision, checking the server's peak RSS (0: off)")
+	clients := fs.Int("clients", 8, "large-world mode: concurrent read_world callers")
+	maxRSS := byteSize(128 << 20)
+	fs.Var(&maxRSS, "max-rss", "large-world mode: the server's peak RSS allowed on any revision (e.g. 128MiB)")
 	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if *largeWorld != 0 {
+		durationSet := false
+		fs.Visit(func(f *flag.Flag) { durationSet = durationSet || f.Name == "duration" })
+		if !durationSet {
+			*duration = 15 * time.Second
+		}
+		if *largeWorld < 1 || *largeWorld > 4096 || *clients < 1 || *clients > 1024 || *duration <= 0 {
+			return usageErrorf("soak: want 1 ≤ -large-world ≤ 4096, 1 ≤ -clients ≤ 1024 and -duration > 0")
+		}
+		*sample = *duration
 	}
 	if _, err := positional(fs, 0, "no arguments"); err != nil {
 		return err
@@ -60,6 +81,12 @@ func (e *env) soak(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("soak: seed: %w", err)
 	}
+	largeID := ""
+	if *largeWorld != 0 {
+		if largeID, err = largeWorldSeed(ctx, dsn, worldID, *largeWorld); err != nil {
+			return fmt.Errorf("soak: seed: %w", err)
+		}
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -73,6 +100,9 @@ func (e *env) soak(ctx context.Context, args []string) error {
 		return fmt.Errorf("soak: start server: %w", err)
 	}
 	defer srv.stop()
+	if *largeWorld != 0 {
+		return e.soakLargeWorld(ctx, srv, key, largeID, *largeWorld, *clients, *duration, int64(maxRSS))
+	}
 
 	l := &soakLoad{url: srv.url, key: key, world: worldID,
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}

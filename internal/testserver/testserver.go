@@ -56,6 +56,9 @@ type Config struct {
 	// NoFastPath sends every request through the go-sdk handler (serve
 	// --fast-path=false).
 	NoFastPath bool
+	// MaxBufferedAnswerBytes is mcpserver.Options.MaxBufferedAnswerBytes
+	// (0: the default).
+	MaxBufferedAnswerBytes int64
 }
 
 // StartWith is Start with a Config.
@@ -66,7 +69,7 @@ func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	tools, err := mcpserver.New(db, &mcpserver.Options{Logger: cfg.Logger})
+	tools, err := mcpserver.New(db, &mcpserver.Options{Logger: cfg.Logger, MaxBufferedAnswerBytes: cfg.MaxBufferedAnswerBytes})
 	if err != nil {
 		t.Fatalf("mcpserver: %v", err)
 	}
