@@ -67,7 +67,8 @@ func scanProposal(s scanner) (worldforge.Proposal, error) {
 // payload that is not JSON or a malformed changeset id is bad_request; a
 // missing world is not_found. With a changeset id, the changeset is created
 // (open, in p's world) on first use, in the same transaction; a changeset
-// of another world is bad_request.
+// of another world is bad_request. A proposal by a user with the
+// pending-proposals quota of proposals pending is quota_exceeded.
 func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit *worldforge.AuditEntry) error {
 	switch {
 	case !slices.Contains(proposalKinds, p.Kind):
@@ -91,6 +92,9 @@ func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit 
 		return err
 	}
 	return wrap("create proposal", db.writer.tx(ctx, func(q querier) error {
+		if err := db.checkNewProposal(ctx, q, p.ActorID); err != nil {
+			return err
+		}
 		if p.ChangesetID != "" {
 			if _, err := q.exec(ctx,
 				`INSERT INTO changesets (id, world_id, created_by, status, created_at) VALUES (?, ?, ?, 'open', ?)
@@ -199,9 +203,14 @@ func (db *DB) CommitProposal(ctx context.Context, id, deciderID string, check fu
 		if err := claimProposal(ctx, q, &c, worldforge.ProposalCommitted, deciderID); err != nil {
 			return err
 		}
-		var err error
-		res, err = applyAndAudit(ctx, q, &c, audit, nil)
-		return err
+		g, err := db.guardLoreOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if res, err = applyAndAudit(ctx, q, &c, audit, nil); err != nil {
+			return err
+		}
+		return g.check(ctx, q)
 	})
 	if err != nil {
 		return nil, wrap("commit proposal", err)
@@ -252,6 +261,10 @@ func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, decider
 				return fmt.Errorf("proposal %s: %w", cs[i].ID, err)
 			}
 		}
+		g, err := db.guardLoreOf(ctx, q, cs...)
+		if err != nil {
+			return err
+		}
 		bumps := map[string]int64{}
 		for i := range cs {
 			r, err := applyAndAudit(ctx, q, &cs[i], audits[i], bumps)
@@ -260,7 +273,7 @@ func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, decider
 			}
 			out = append(out, *r)
 		}
-		return nil
+		return g.check(ctx, q)
 	})
 	if err != nil {
 		return nil, wrap("commit changeset", err)
