@@ -27,6 +27,11 @@ const (
 	EForbiddenHost = "forbidden_host" // a Host or Origin the server does not serve (DNS-rebinding protection, 403)
 	ETooLarge      = "too_large"      // a REST request body over the limit (413)
 
+	// EQuotaExceeded is a write that would take its user over a quota
+	// (see Quotas): a tool error "quota_exceeded: <what>" and a REST 429
+	// whose detail is <what> (QuotaWorlds, QuotaCells, …).
+	EQuotaExceeded = "quota_exceeded"
+
 	// Resize refusals (worldforge_resize_world). Each renders as the bare
 	// code.
 	EFreeformGrid   = "freeform_grid"     // the world's map is a freeform image, not a grid

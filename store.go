@@ -14,6 +14,12 @@ import (
 // Unless a method says otherwise, a missing row is ErrNotFound (code
 // not_found), and creating a row sets its Version to 1 and its timestamps.
 // Create methods fill in an empty ID with NewID.
+//
+// A store may enforce Quotas (package sqlstore: DB.SetQuotas). Then
+// CreateWorld, CreateWorldContent, ResizeWorld, UpsertLore,
+// CreateProposal, CommitProposal, CommitChangeset and CreateAPIKey refuse
+// a write that would go over one with QuotaExceeded, checked in the
+// write's own transaction, and change nothing.
 type Store interface {
 	UserStore
 	KeyStore

@@ -26,6 +26,7 @@ var codeStatus = map[string]int{
 	worldforge.EUnauthorized:     http.StatusUnauthorized,
 	worldforge.EUnavailable:      http.StatusServiceUnavailable,
 	worldforge.ERateLimited:      http.StatusTooManyRequests,
+	worldforge.EQuotaExceeded:    http.StatusTooManyRequests,
 	worldforge.EForbiddenHost:    http.StatusForbidden,
 	worldforge.ETooLarge:         http.StatusRequestEntityTooLarge,
 	worldforge.EInternal:         http.StatusInternalServerError,

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -74,6 +75,8 @@ type DB struct {
 	log    *slog.Logger
 	audit  *auditor
 	wiki   wikiSearchState // wiki search plans (wiki_search.go)
+
+	quotas atomic.Pointer[worldforge.Quotas] // nil: none (quota.go)
 
 	closeOnce sync.Once
 	closeErr  error

@@ -10,7 +10,8 @@ import (
 )
 
 // CreateAPIKey stores k. A missing user is not_found; a hash already stored
-// is conflict.
+// is conflict; a key for a user with the keys quota of unrevoked keys is
+// quota_exceeded.
 func (db *DB) CreateAPIKey(ctx context.Context, k *worldforge.APIKey) error {
 	if len(k.Hash) == 0 {
 		return wrap("create api key", worldforge.BadRequest("empty key hash"))
@@ -27,11 +28,22 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *worldforge.APIKey) error {
 	if err != nil {
 		return fmt.Errorf("create api key: %w", err)
 	}
-	_, err = db.writer.q().exec(ctx,
-		`INSERT INTO api_keys (id, user_id, hash, prefix, scopes, created_at, revoked_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.UserID, k.Hash, k.Prefix, scopes, ms(k.CreatedAt), nullMS(k.RevokedAt))
-	return wrap("create api key", err)
+	insert := func(q querier) error {
+		_, err := q.exec(ctx,
+			`INSERT INTO api_keys (id, user_id, hash, prefix, scopes, created_at, revoked_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, k.UserID, k.Hash, k.Prefix, scopes, ms(k.CreatedAt), nullMS(k.RevokedAt))
+		return err
+	}
+	if db.Quotas().Keys <= 0 || k.RevokedAt != nil {
+		return wrap("create api key", insert(db.writer.q()))
+	}
+	return wrap("create api key", db.writer.tx(ctx, func(q querier) error {
+		if err := db.checkNewKey(ctx, q, k.UserID); err != nil {
+			return err
+		}
+		return insert(q)
+	}))
 }
 
 // FindAPIKeyByHash returns the key with that hash, revoked or not.

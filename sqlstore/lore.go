@@ -11,14 +11,22 @@ import (
 // UpsertLore creates the entity at version 1, or replaces its name and JSON
 // and raises its version by one; e.Version and e.UpdatedAt are set to the
 // stored values. An unknown collection is bad_request; a missing world is
-// not_found. The entity's facts (see lore_facts.go) are stored with it, in
-// one transaction.
+// not_found; a new entity in a world at its lore quota is quota_exceeded.
+// The entity's facts (see lore_facts.go) are stored with it, in one
+// transaction.
 func (db *DB) UpsertLore(ctx context.Context, e *worldforge.LoreEntity) error {
 	return wrap("upsert lore", db.writer.tx(ctx, func(q querier) error {
 		if err := lockWorldLore(ctx, q, e.WorldID); err != nil {
 			return err
 		}
-		return upsertLore(ctx, q, e)
+		g, err := db.guardLore(ctx, q, e.WorldID)
+		if err != nil {
+			return err
+		}
+		if err := upsertLore(ctx, q, e); err != nil {
+			return err
+		}
+		return g.check(ctx, q)
 	}))
 }
 

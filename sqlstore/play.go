@@ -118,10 +118,17 @@ func (db *DB) OpenPOI(ctx context.Context, worldID, userID, poiID string, check 
 	return poi, first, nil
 }
 
-// CreateWorldContent implements worldforge.WorldStore.
+// CreateWorldContent implements worldforge.WorldStore. The quotas on
+// worlds, cells and lore entities are checked first, in the transaction.
 func (db *DB) CreateWorldContent(ctx context.Context, w *worldforge.World, c *worldforge.WorldContent, authorID string) error {
+	if err := db.checkNewLore(c); err != nil {
+		return wrap("create world", err)
+	}
 	d := db.planDoc(w.JSON)
 	err := db.writer.tx(ctx, func(q querier) error {
+		if err := db.checkNewWorld(ctx, q, w); err != nil {
+			return err
+		}
 		if err := insertWorld(ctx, q, w, d); err != nil {
 			return err
 		}
@@ -160,7 +167,8 @@ func (db *DB) CreateWorldContent(ctx context.Context, w *worldforge.World, c *wo
 // ResizeWorld implements worldforge.WorldStore. The world row is read
 // inside the write transaction, so no other write to it interleaves; a
 // chunked document is read, and the new one written, in it too, the old
-// chunks deleted.
+// chunks deleted. A resize that grows the world over its owner's cells
+// quota is refused.
 func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.ResizeFunc) (*worldforge.World, error) {
 	var w *worldforge.World
 	err := db.writer.tx(ctx, func(q querier) error {
@@ -181,8 +189,12 @@ func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.Res
 		if err != nil {
 			return err
 		}
+		before := *w // the size the quota check compares with
 		doc, cols, rows, drop, err := fn(w, pois)
 		if err != nil {
+			return err
+		}
+		if err := db.checkResize(ctx, q, &before, cols, rows); err != nil {
 			return err
 		}
 		d := db.planDoc(doc)

@@ -70,6 +70,8 @@ func scanProposal(s scanner) (worldforge.Proposal, error) {
 // the id names a changeset of p's world, or, for a proposal outside any
 // world, of its proposer (the row's owner); the same id in another world,
 // or another user's, names another changeset and changes no answer here.
+// A proposal by a user with the pending-proposals quota of proposals
+// pending is quota_exceeded.
 func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit *worldforge.AuditEntry) error {
 	switch {
 	case !slices.Contains(proposalKinds, p.Kind):
@@ -93,6 +95,9 @@ func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit 
 		return err
 	}
 	return wrap("create proposal", db.writer.tx(ctx, func(q querier) error {
+		if err := db.checkNewProposal(ctx, q, p.ActorID); err != nil {
+			return err
+		}
 		if p.ChangesetID != "" {
 			// A changeset in the proposal's scope (its world, or its
 			// proposer outside worlds) is created on first use; the
@@ -197,9 +202,14 @@ func (db *DB) CommitProposal(ctx context.Context, id, deciderID string, check fu
 		if err := claimProposal(ctx, q, &c, worldforge.ProposalCommitted, deciderID); err != nil {
 			return err
 		}
-		var err error
-		res, err = applyAndAudit(ctx, q, &c, audit, nil)
-		return err
+		g, err := db.guardLoreOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if res, err = applyAndAudit(ctx, q, &c, audit, nil); err != nil {
+			return err
+		}
+		return g.check(ctx, q)
 	})
 	if err != nil {
 		return nil, wrap("commit proposal", err)
@@ -250,6 +260,10 @@ func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, decider
 				return fmt.Errorf("proposal %s: %w", cs[i].ID, err)
 			}
 		}
+		g, err := db.guardLoreOf(ctx, q, cs...)
+		if err != nil {
+			return err
+		}
 		bumps := map[string]int64{}
 		for i := range cs {
 			r, err := applyAndAudit(ctx, q, &cs[i], audits[i], bumps)
@@ -258,7 +272,7 @@ func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, decider
 			}
 			out = append(out, *r)
 		}
-		return nil
+		return g.check(ctx, q)
 	})
 	if err != nil {
 		return nil, wrap("commit changeset", err)

@@ -30,13 +30,19 @@ func scanWorld(s scanner) (*worldforge.World, docMeta, error) {
 	return &w, scanDocMeta(docLen, splice), nil
 }
 
-// CreateWorld stores w at version 1. A missing owner is not_found.
+// CreateWorld stores w at version 1. A missing owner is not_found; a world
+// over its owner's worlds or cells quota is quota_exceeded.
 func (db *DB) CreateWorld(ctx context.Context, w *worldforge.World) error {
 	d := db.planDoc(w.JSON)
-	if d.chunks == nil {
+	if qs := db.Quotas(); d.chunks == nil && qs.Worlds <= 0 && qs.Cells <= 0 {
 		return wrap("create world", insertWorld(ctx, db.writer.q(), w, d))
 	}
-	return wrap("create world", db.writer.tx(ctx, func(q querier) error { return insertWorld(ctx, q, w, d) }))
+	return wrap("create world", db.writer.tx(ctx, func(q querier) error {
+		if err := db.checkNewWorld(ctx, q, w); err != nil {
+			return err
+		}
+		return insertWorld(ctx, q, w, d)
+	}))
 }
 
 // insertWorld stores w with its document as planned by planDoc (chunks

@@ -54,8 +54,12 @@ func (e *env) key(ctx context.Context, args []string) error {
 		dbf := e.dbFlag(fs)
 		user := fs.String("user", "", "the id of the user who owns the key (required)")
 		scopes := fs.String("scopes", "", "comma-separated scopes, e.g. world:read,wiki:read or * (required)")
+		quotaKeys := fs.Int64("quota-keys", worldforge.DefaultQuotaKeys, "refuse a key for a user who has this many unrevoked keys, as serve's --quota-keys does (0 = unlimited)")
 		if err := e.parse(fs, args[1:]); err != nil {
 			return err
+		}
+		if *quotaKeys < 0 {
+			return usageErrorf("key create: --quota-keys %d: want 0 (unlimited) or more", *quotaKeys)
 		}
 		if _, err := positional(fs, 0, "no arguments"); err != nil {
 			return err
@@ -67,7 +71,9 @@ func (e *env) key(ctx context.Context, args []string) error {
 		if err != nil {
 			return usageErrorf("key create: --scopes: %v", err)
 		}
-		a, closeDB, err := e.authenticator(ctx, *dbf)
+		// The only path that makes API keys: the keys quota holds here
+		// (the admin may lift it with --quota-keys 0).
+		a, closeDB, err := e.authenticatorWith(ctx, *dbf, worldforge.Quotas{Keys: *quotaKeys})
 		if err != nil {
 			return err
 		}
@@ -77,6 +83,9 @@ func (e *env) key(ctx context.Context, args []string) error {
 			if errors.Is(err, worldforge.ErrNotFound) {
 				// The only row the key refers to is its user.
 				return notFound(fmt.Sprintf("key create: user %q not found", *user), err)
+			}
+			if errors.Is(err, worldforge.QuotaExceeded(worldforge.QuotaKeys)) {
+				return fmt.Errorf("key create: user %q has %d unrevoked API keys, the --quota-keys limit (revoke one, or pass a larger --quota-keys or 0): %w", *user, *quotaKeys, err)
 			}
 			return fmt.Errorf("key create: %w", err)
 		}
@@ -228,10 +237,16 @@ func (e *env) world(ctx context.Context, args []string) error {
 
 // authenticator opens the store and an Authenticator on it.
 func (e *env) authenticator(ctx context.Context, dbFlag string) (*auth.Authenticator, func(), error) {
+	return e.authenticatorWith(ctx, dbFlag, worldforge.Quotas{})
+}
+
+// authenticatorWith is authenticator on a store that enforces quotas.
+func (e *env) authenticatorWith(ctx context.Context, dbFlag string, quotas worldforge.Quotas) (*auth.Authenticator, func(), error) {
 	db, err := e.openDB(ctx, dbFlag)
 	if err != nil {
 		return nil, nil, err
 	}
+	db.SetQuotas(quotas)
 	a, err := auth.New(ctx, db, nil)
 	if err != nil {
 		db.Close()

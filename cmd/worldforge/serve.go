@@ -35,6 +35,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	sqliteSync := fs.String("sqlite-sync", "normal", "SQLite durability: normal (a commit survives a crash of the process) or full (it also survives a power loss; slower)")
 	limitsFlags := addLimitFlags(fs) // abuse limits: limits.go
 	opsFlags := addOpsFlags(fs)      // logs, metrics, shutdown: ops.go
+	quotasFlags := addQuotaFlags(fs) // per-user quotas: quotas.go
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -60,6 +61,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		listenAddrs = append(listenAddrs, ops.metricsAddr)
 	}
 	limits, err := limitsFlags.resolve(listenAddrs...)
+	if err != nil {
+		return err
+	}
+	quotas, err := quotasFlags.resolve()
 	if err != nil {
 		return err
 	}
@@ -90,6 +95,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer db.Close()
+	applyQuotas(db, quotas, logger)
 
 	authn, err := auth.New(ctx, db, nil)
 	if err != nil {
