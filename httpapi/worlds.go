@@ -21,7 +21,8 @@ import (
 //
 // Who may call: the world's owner and its GMs see every POI; players and
 // observers see the POIs visible to the party; anyone else is 404
-// not_found, as for a missing world. A player sets their own presence; the
+// not_found, as for a missing world (worldforge.POISightOf, the rule the
+// player tools share). A player sets their own presence; the
 // owner or a GM may place any owner, GM or player of the world by naming
 // userId.
 
@@ -172,9 +173,9 @@ func (s *Server) searchPOIs(w http.ResponseWriter, r *http.Request) {
 		q   worldforge.POIQuery
 		err error
 	)
-	switch role {
-	case worldforge.RoleOwner, worldforge.RoleGM:
-	case worldforge.RolePlayer, worldforge.RoleObserver:
+	switch worldforge.POISightOf(role) {
+	case worldforge.SeesAllPOIs:
+	case worldforge.SeesPartyPOIs:
 		q.PartyOnly = true
 	default:
 		writeError(w, worldforge.ErrNotFound)

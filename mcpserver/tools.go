@@ -78,9 +78,9 @@ var registrations = []registration{
 		allOf(WhoAnyone, wf.ScopeWorldWrite), false, createWorldSchema, (*Server).createWorld),
 	writeTool(wf.ToolResizeWorld, "Resize a world to cols × rows (1–4096 each), at once and destructively: cells and POIs that still fit are kept, the rest are dropped. Returns the resize report; refusals are freeform_grid, out_of_bounds_cap, too_small, non_integer, no_grid or no_size. Editors must reload the world.",
 		allOf(WhoOwner, wf.ScopeWorldWrite), true, worldIDSchema, (*Server).resizeWorld),
-	writeTool(wf.ToolPlayerPickup, "Pick up an item from a pickable POI on or next to your cell (your position is the server's presence) into your inventory. Errors: bad_request: too_far / not_pickable / unknown_item, conflict: no_presence, not_found.",
+	writeTool(wf.ToolPlayerPickup, "Pick up an item from a pickable POI on or next to your cell (your position is the server's presence) into your inventory. Players and observers reach only the POIs visible to the party: a GM-only POI is not_found to them, as a missing one. Errors: bad_request: too_far / not_pickable / unknown_item, conflict: no_presence, not_found.",
 		allOf(WhoMember, wf.ScopeWorldWrite), false, playSchema, (*Server).playerPickup),
-	writeTool(wf.ToolPlayerOpen, "Open an openable POI on or next to your cell. Opening an open POI again is not an error. Errors: bad_request: too_far / not_openable, conflict: no_presence, not_found.",
+	writeTool(wf.ToolPlayerOpen, "Open an openable POI on or next to your cell. Opening an open POI again is not an error. Players and observers reach only the POIs visible to the party, as for pickup. Errors: bad_request: too_far / not_openable, conflict: no_presence, not_found.",
 		allOf(WhoMember, wf.ScopeWorldWrite), false, playSchema, (*Server).playerOpen),
 
 	writeTool(wf.ToolProposeQuest, "Propose a new quest (no id; you will own it) or a change to one, pinned to its current version. Nothing changes until it is committed. Returns { proposal_id, audit_id, world_id?, changeset_id?, auto_accepted? }.",
