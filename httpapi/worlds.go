@@ -140,17 +140,9 @@ func (s *Server) putPresence(w http.ResponseWriter, r *http.Request) {
 		}
 		who = req.UserID
 	}
-	world, err := s.opts.Store.FindWorldHeader(ctx, worldID)
-	if err != nil {
-		s.storeError(w, "presence: world", err)
-		return
-	}
-	x, y := *req.X, *req.Y
-	if x < 0 || y < 0 || (world.Cols > 0 && x >= world.Cols) || (world.Rows > 0 && y >= world.Rows) {
-		writeError(w, worldforge.BadRequest("cell (%d, %d) is outside the %d×%d grid", x, y, world.Cols, world.Rows))
-		return
-	}
-	p := &worldforge.Presence{WorldID: worldID, UserID: who, X: x, Y: y}
+	// The store refuses a cell outside the grid (bad_request), atomically
+	// with a resize of the world.
+	p := &worldforge.Presence{WorldID: worldID, UserID: who, X: *req.X, Y: *req.Y}
 	if err := s.opts.Store.SetPresence(ctx, p); err != nil {
 		s.storeError(w, "presence: set", err)
 		return

@@ -94,16 +94,16 @@ func (s *Server) resizeWorld(ctx context.Context, c *call, in *wf.ResizeWorldArg
 		return nil, err
 	}
 	var rep engine.ResizeReport
-	w, err := s.store.ResizeWorld(ctx, in.WorldID, func(w *wf.World, pois []wf.POI) ([]byte, int, int, []string, error) {
+	w, err := s.store.ResizeWorld(ctx, in.WorldID, func(w *wf.World, pois []wf.POI, rt *wf.WorldRuntime) (*wf.ResizePlan, error) {
 		if w.OwnerID != c.owner { // ownership changed since the check
-			return nil, 0, 0, nil, wf.ErrNotFound
+			return nil, wf.ErrNotFound
 		}
-		doc, r, err := engine.Resize(w.JSON, cols, rows, pois)
+		doc, r, err := engine.Resize(w.JSON, cols, rows, pois, rt)
 		if err != nil {
-			return nil, 0, 0, nil, err
+			return nil, err
 		}
 		rep = r
-		return doc, cols, rows, r.DroppedPOIs, nil
+		return rep.Plan(doc), nil
 	})
 	if err != nil {
 		return nil, storeErr(err)

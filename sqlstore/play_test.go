@@ -72,19 +72,30 @@ func TestResizeWorld(t *testing.T) {
 		ctx := t.Context()
 		owner := newUser(t, db, "owner")
 		w := newWorld(t, db, owner.ID, "R")
-		inside := &worldforge.POI{WorldID: w.ID, Name: "In", X: 1, Y: 1, Openable: true}
-		outside := &worldforge.POI{WorldID: w.ID, Name: "Out", X: 9, Y: 9, Openable: true}
+		inside := &worldforge.POI{WorldID: w.ID, Name: "In", X: 1, Y: 1, Openable: true, Pickable: true,
+			Items: []worldforge.POIItem{{ID: "item-in", Name: "In"}}}
+		outside := &worldforge.POI{WorldID: w.ID, Name: "Out", X: 9, Y: 9, Openable: true, Pickable: true,
+			Items: []worldforge.POIItem{{ID: "item-out", Name: "Out"}}}
 		must(t, db.CreatePOI(ctx, inside))
 		must(t, db.CreatePOI(ctx, outside))
-		player := newUser(t, db, "player")
+		player, near := newUser(t, db, "player"), newUser(t, db, "near")
 		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: player.ID, X: 9, Y: 9}))
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: near.ID, X: 1, Y: 1}))
 		_, _, err := db.OpenPOI(ctx, w.ID, player.ID, outside.ID, nil)
+		must(t, err)
+		_, err = db.PickUp(ctx, w.ID, player.ID, outside.ID, "item-out", nil)
+		must(t, err)
+		_, _, err = db.OpenPOI(ctx, w.ID, near.ID, inside.ID, nil)
+		must(t, err)
+		_, err = db.PickUp(ctx, w.ID, near.ID, inside.ID, "item-in", nil)
+		must(t, err)
+		_, before, err := db.ReadWorld(ctx, w.ID)
 		must(t, err)
 
 		// An error from fn changes nothing.
 		refuse := &worldforge.Error{Code: "too_small"}
-		_, err = db.ResizeWorld(ctx, w.ID, func(*worldforge.World, []worldforge.POI) ([]byte, int, int, []string, error) {
-			return nil, 0, 0, nil, refuse
+		_, err = db.ResizeWorld(ctx, w.ID, func(*worldforge.World, []worldforge.POI, *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+			return nil, refuse
 		})
 		if !errors.Is(err, refuse) {
 			t.Fatalf("refusal: %v", err)
@@ -95,22 +106,34 @@ func TestResizeWorld(t *testing.T) {
 			t.Fatalf("version after refusal: %d", got.Version)
 		}
 
-		var seen []string
-		rw, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, pois []worldforge.POI) ([]byte, int, int, []string, error) {
+		var (
+			seen   []string
+			seenRT *worldforge.WorldRuntime
+		)
+		rw, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, pois []worldforge.POI, rt *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
 			for _, p := range pois {
 				seen = append(seen, p.Name)
 			}
-			return []byte(`{"grid":{"cols":5,"rows":5}}`), 5, 5, []string{outside.ID}, nil
+			seenRT = rt
+			return &worldforge.ResizePlan{Doc: []byte(`{"grid":{"cols":5,"rows":5}}`), Cols: 5, Rows: 5,
+				DropPOIs: []string{outside.ID}, DropPresence: []string{player.ID},
+				DropOpened: []string{outside.ID}, DropPicked: []string{"item-out"}}, nil
 		})
 		must(t, err)
 		slices.Sort(seen)
 		if rw.Version != 2 || rw.Cols != 5 || rw.Rows != 5 || fmt.Sprint(seen) != "[In Out]" {
 			t.Fatalf("resized: %+v, fn saw %v", rw, seen)
 		}
+		diff(t, before, seenRT) // fn saw the runtime state
 		rw2, rt, err := db.ReadWorld(ctx, w.ID)
 		must(t, err)
-		if string(rw2.JSON) != `{"grid":{"cols":5,"rows":5}}` || rw2.Version != 2 || len(rt.OpenedPOIs) != 0 {
-			t.Errorf("after resize: %+v %+v", rw2, rt)
+		if string(rw2.JSON) != `{"grid":{"cols":5,"rows":5}}` || rw2.Version != 2 {
+			t.Errorf("after resize: %+v", rw2)
+		}
+		// Exactly what the plan named is gone.
+		if len(rt.Presence) != 1 || rt.Presence[0].UserID != near.ID || !slices.Equal(rt.OpenedPOIs, []string{inside.ID}) ||
+			len(rt.PickedItems) != 1 || rt.PickedItems[0].ItemID != "item-in" {
+			t.Errorf("runtime after resize: %+v", rt)
 		}
 		if _, err := db.FindPOIByID(ctx, outside.ID); !errors.Is(err, worldforge.ErrNotFound) {
 			t.Errorf("dropped POI still there: %v", err)
@@ -118,11 +141,86 @@ func TestResizeWorld(t *testing.T) {
 		if _, err := db.FindPOIByID(ctx, inside.ID); err != nil {
 			t.Errorf("kept POI: %v", err)
 		}
-		_, err = db.ResizeWorld(ctx, "world_missing0000000000", func(*worldforge.World, []worldforge.POI) ([]byte, int, int, []string, error) {
+		_, err = db.ResizeWorld(ctx, "world_missing0000000000", func(*worldforge.World, []worldforge.POI, *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
 			t.Error("fn called for a missing world")
-			return nil, 0, 0, nil, nil
+			return nil, nil
 		})
 		wantCode(t, err, worldforge.ENotFound)
+	})
+}
+
+// TestSetPresenceInGrid: the store refuses a presence outside the world's
+// grid (bad_request, nothing stored), a side of 0 being unbounded; and
+// presence writes racing a shrinking resize never leave a presence outside
+// the grid the resize leaves.
+func TestSetPresenceInGrid(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "G") // 64×48
+		for _, c := range [][2]int{{64, 0}, {0, 48}, {-1, 0}, {0, -1}, {1 << 40, 0}} {
+			err := db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: owner.ID, X: c[0], Y: c[1]})
+			wantCode(t, err, worldforge.EBadRequest)
+		}
+		rt, err := db.WorldRuntime(ctx, w.ID)
+		must(t, err)
+		if len(rt.Presence) != 0 {
+			t.Fatalf("refused presence stored: %+v", rt.Presence)
+		}
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: owner.ID, X: 63, Y: 47}))
+		free := &worldforge.World{OwnerID: owner.ID, Name: "No grid", JSON: json.RawMessage(`{}`)}
+		must(t, db.CreateWorld(ctx, free))
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: free.ID, UserID: owner.ID, X: 5000, Y: 7}))
+
+		// Players keep placing themselves at (27, 8) while the world
+		// shrinks to 2×2: whichever comes first, none is left outside.
+		const players = 6
+		ids := make([]string, players)
+		for i := range ids {
+			ids[i] = newUser(t, db, fmt.Sprintf("racer%d", i)).ID
+		}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for _, id := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for range 5 {
+					err := db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: id, X: 27, Y: 8})
+					if err != nil && !errors.Is(err, &worldforge.Error{Code: worldforge.EBadRequest}) {
+						t.Errorf("set presence: %v", err)
+					}
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := db.ResizeWorld(ctx, w.ID, func(_ *worldforge.World, _ []worldforge.POI, rt *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+				plan := &worldforge.ResizePlan{Doc: []byte(`{"grid":{"cols":2,"rows":2}}`), Cols: 2, Rows: 2}
+				for _, p := range rt.Presence {
+					if p.X >= 2 || p.Y >= 2 {
+						plan.DropPresence = append(plan.DropPresence, p.UserID)
+					}
+				}
+				return plan, nil
+			})
+			if err != nil {
+				t.Errorf("resize: %v", err)
+			}
+		}()
+		close(start)
+		wg.Wait()
+		rt, err = db.WorldRuntime(ctx, w.ID)
+		must(t, err)
+		for _, p := range rt.Presence {
+			if p.X >= 2 || p.Y >= 2 {
+				t.Errorf("presence outside the 2×2 grid: %+v", p)
+			}
+		}
 	})
 }
 
