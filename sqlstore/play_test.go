@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
@@ -150,9 +151,7 @@ func TestResizeWorld(t *testing.T) {
 }
 
 // TestSetPresenceInGrid: the store refuses a presence outside the world's
-// grid (bad_request, nothing stored), a side of 0 being unbounded; and
-// presence writes racing a shrinking resize never leave a presence outside
-// the grid the resize leaves.
+// grid (bad_request, nothing stored), a side of 0 being unbounded.
 func TestSetPresenceInGrid(t *testing.T) {
 	t.Parallel()
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
@@ -172,54 +171,90 @@ func TestSetPresenceInGrid(t *testing.T) {
 		free := &worldforge.World{OwnerID: owner.ID, Name: "No grid", JSON: json.RawMessage(`{}`)}
 		must(t, db.CreateWorld(ctx, free))
 		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: free.ID, UserID: owner.ID, X: 5000, Y: 7}))
+	})
+}
 
-		// Players keep placing themselves at (27, 8) while the world
-		// shrinks to 2×2: whichever comes first, none is left outside.
-		const players = 6
-		ids := make([]string, players)
-		for i := range ids {
-			ids[i] = newUser(t, db, fmt.Sprintf("racer%d", i)).ID
+// TestResizeInterleaving: a presence write and a player action that come
+// while a shrinking resize is under way (its function running) wait for
+// it, and then see the new grid: neither a presence outside it nor an
+// opened mark or picked item of a POI it dropped is left behind. The
+// resize function waits a moment for them to finish first; where they are
+// not held back (the bug this guards against) they do, and the test fails.
+func TestResizeInterleaving(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "Shrinking") // 64×48
+		mover, looter := newUser(t, db, "mover"), newUser(t, db, "looter")
+		chest := &worldforge.POI{WorldID: w.ID, Name: "Chest", X: 27, Y: 8, Openable: true, Pickable: true,
+			Items: []worldforge.POIItem{{ID: "item-coin", Name: "Coin"}}}
+		must(t, db.CreatePOI(ctx, chest))
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: looter.ID, X: 27, Y: 8}))
+
+		acts := []struct {
+			name string
+			run  func() error
+		}{
+			{"set presence", func() error {
+				return db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: mover.ID, X: 27, Y: 8})
+			}},
+			{"open", func() error { _, _, err := db.OpenPOI(ctx, w.ID, looter.ID, chest.ID, nil); return err }},
+			{"pick up", func() error { _, err := db.PickUp(ctx, w.ID, looter.ID, chest.ID, "item-coin", nil); return err }},
 		}
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for _, id := range ids {
-			wg.Add(1)
+		inside := make(chan struct{})
+		done := make(chan error, len(acts))
+		for _, a := range acts {
 			go func() {
-				defer wg.Done()
-				<-start
-				for range 5 {
-					err := db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: id, X: 27, Y: 8})
-					if err != nil && !errors.Is(err, &worldforge.Error{Code: worldforge.EBadRequest}) {
-						t.Errorf("set presence: %v", err)
-					}
+				<-inside
+				err := a.run()
+				if err != nil {
+					err = fmt.Errorf("%s: %w", a.name, err)
 				}
+				done <- err
 			}()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			_, err := db.ResizeWorld(ctx, w.ID, func(_ *worldforge.World, _ []worldforge.POI, rt *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
-				plan := &worldforge.ResizePlan{Doc: []byte(`{"grid":{"cols":2,"rows":2}}`), Cols: 2, Rows: 2}
-				for _, p := range rt.Presence {
-					if p.X >= 2 || p.Y >= 2 {
-						plan.DropPresence = append(plan.DropPresence, p.UserID)
-					}
+		_, err := db.ResizeWorld(ctx, w.ID, func(_ *worldforge.World, _ []worldforge.POI, rt *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+			close(inside)
+			// Give the actions the chance to finish inside the resize (a
+			// bound, not an assertion: held back, they cannot).
+			timeout := time.After(500 * time.Millisecond)
+			var early []error
+		wait:
+			for range acts {
+				select {
+				case err := <-done:
+					early = append(early, err)
+				case <-timeout:
+					break wait
 				}
-				return plan, nil
-			})
-			if err != nil {
-				t.Errorf("resize: %v", err)
 			}
-		}()
-		close(start)
-		wg.Wait()
-		rt, err = db.WorldRuntime(ctx, w.ID)
+			for _, err := range early {
+				done <- err
+			}
+			plan := &worldforge.ResizePlan{Doc: []byte(`{"grid":{"cols":2,"rows":2}}`), Cols: 2, Rows: 2,
+				DropPOIs: []string{chest.ID}, DropOpened: slices.Clone(rt.OpenedPOIs)}
+			for _, p := range rt.Presence {
+				plan.DropPresence = append(plan.DropPresence, p.UserID) // all are outside 2×2
+			}
+			for _, it := range rt.PickedItems {
+				plan.DropPicked = append(plan.DropPicked, it.ItemID)
+			}
+			return plan, nil
+		})
 		must(t, err)
-		for _, p := range rt.Presence {
-			if p.X >= 2 || p.Y >= 2 {
-				t.Errorf("presence outside the 2×2 grid: %+v", p)
+		for range acts {
+			err := <-done
+			// After the resize: the cell is outside (bad_request), the
+			// looter's presence is gone (conflict: no_presence).
+			if !errors.Is(err, &worldforge.Error{Code: worldforge.EBadRequest}) && !errors.Is(err, &worldforge.Error{Code: worldforge.EConflict}) {
+				t.Errorf("action during the resize: %v, want it refused after it", err)
 			}
+		}
+		rt, err := db.WorldRuntime(ctx, w.ID)
+		must(t, err)
+		if len(rt.Presence)+len(rt.OpenedPOIs)+len(rt.PickedItems) != 0 {
+			t.Errorf("runtime left outside the 2×2 grid: %+v", rt)
 		}
 	})
 }
