@@ -189,6 +189,48 @@ type POI struct {
 	CreatedAt  time.Time `json:"createdAt"`
 }
 
+// POISight is what a caller sees of a world's POIs. It is the one
+// visibility rule of every path that answers with a POI or acts on one
+// (POI search, worldforge_player_open, worldforge_player_pickup): a POI the
+// caller does not see is not_found to them, the same answer as an id that
+// does not exist.
+type POISight int
+
+// The POI sights.
+const (
+	// SeesNoPOIs: strangers to the world.
+	SeesNoPOIs POISight = iota
+	// SeesPartyPOIs: players and observers, who see the POIs whose
+	// Visibility is AudienceParty and no others.
+	SeesPartyPOIs
+	// SeesAllPOIs: the world's owner and its GMs.
+	SeesAllPOIs
+)
+
+// POISightOf returns the sight of a caller whose role in the world is role
+// (WorldRole's answer: RoleOwner, a member role, or "" for a stranger).
+func POISightOf(role string) POISight {
+	switch role {
+	case RoleOwner, RoleGM:
+		return SeesAllPOIs
+	case RolePlayer, RoleObserver:
+		return SeesPartyPOIs
+	}
+	return SeesNoPOIs
+}
+
+// Sees reports whether a caller with this sight sees p. The store's
+// POIQuery.PartyOnly filter is the same test, in SQL.
+func (s POISight) Sees(p *POI) bool {
+	switch s {
+	case SeesAllPOIs:
+		return true
+	case SeesPartyPOIs:
+		return p.Visibility == AudienceParty
+	}
+	return false
+}
+
 // POIQuery is the search_pois request. Zero fields do not filter.
 type POIQuery struct {
 	Name     string   `json:"name,omitempty"`

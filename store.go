@@ -79,16 +79,21 @@ type WorldStore interface {
 	// ReadWorld returns the world and its runtime state together (one
 	// round trip where the engine allows).
 	ReadWorld(ctx context.Context, worldID string) (*World, *WorldRuntime, error)
-	// SetPresence places a player in a world.
+	// SetPresence places a player in a world. A cell outside the world's
+	// grid (a side of 0 is unbounded) is bad_request and stores nothing;
+	// the check and the write are atomic with ResizeWorld, so no presence
+	// outlives a shrink that leaves it outside.
 	SetPresence(ctx context.Context, p *Presence) error
 	// CreateWorldContent stores a new world at version 1 with its content
 	// in one transaction: either all of it is stored or none. Atlas nodes
 	// must come parents first. IDs left empty are assigned.
 	CreateWorldContent(ctx context.Context, w *World, c *WorldContent, authorID string) error
-	// ResizeWorld runs fn on the world (with its document) and its POIs in
-	// one transaction and stores what it returns: the new document and
-	// size, with the world's version raised by one, and the POIs it drops
-	// deleted. An error from fn changes nothing and is returned as it is.
+	// ResizeWorld runs fn on the world (with its document), its POIs and
+	// its runtime state in one transaction and stores the plan it returns:
+	// the new document and size, with the world's version raised by one,
+	// and the POIs, presence, opened marks and picked items the plan drops
+	// deleted. No player action or presence write on the world interleaves.
+	// An error from fn changes nothing and is returned as it is.
 	ResizeWorld(ctx context.Context, worldID string, fn ResizeFunc) (*World, error)
 	// PickUp moves an item of a POI into the player's inventory in one
 	// transaction, after check has approved the player's presence and the
@@ -111,9 +116,24 @@ type WorldContent struct {
 	Lore       []LoreEntity
 }
 
-// ResizeFunc computes a resize: from the world and its POIs, the new
-// document, size and the ids of the POIs to delete.
-type ResizeFunc func(w *World, pois []POI) (doc []byte, cols, rows int, drop []string, err error)
+// ResizeFunc computes a resize from the world, its POIs and its runtime
+// state.
+type ResizeFunc func(w *World, pois []POI, rt *WorldRuntime) (*ResizePlan, error)
+
+// ResizePlan is what a resize stores: the new document and size, and what
+// it deletes, each named by its key in the world.
+type ResizePlan struct {
+	Doc        []byte
+	Cols, Rows int
+	// DropPOIs are the ids of the POIs to delete.
+	DropPOIs []string
+	// DropPresence are the user ids whose presence to delete.
+	DropPresence []string
+	// DropOpened are the ids of the POIs whose opened mark to delete.
+	DropOpened []string
+	// DropPicked are the item ids of the picked items to delete.
+	DropPicked []string
+}
 
 // PlayCheck approves (nil) or refuses a player action on a POI, given the
 // player's presence in the world.

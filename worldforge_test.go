@@ -525,3 +525,27 @@ func FuzzWorldWithRuntimeJSON(f *testing.F) {
 		checkWorldJSON(t, out, w, rt)
 	})
 }
+
+// TestPOISight pins the one POI visibility rule: the owner and GMs see
+// every POI, players and observers the party's only, strangers none (and
+// a POI of any other visibility is the GM's).
+func TestPOISight(t *testing.T) {
+	gm, party, odd := &wf.POI{Visibility: wf.AudienceGM}, &wf.POI{Visibility: wf.AudienceParty}, &wf.POI{Visibility: "secret"}
+	for _, c := range []struct {
+		role             string
+		sight            wf.POISight
+		gm, party, other bool
+	}{
+		{wf.RoleOwner, wf.SeesAllPOIs, true, true, true},
+		{wf.RoleGM, wf.SeesAllPOIs, true, true, true},
+		{wf.RolePlayer, wf.SeesPartyPOIs, false, true, false},
+		{wf.RoleObserver, wf.SeesPartyPOIs, false, true, false},
+		{"", wf.SeesNoPOIs, false, false, false},
+		{"admin", wf.SeesNoPOIs, false, false, false},
+	} {
+		s := wf.POISightOf(c.role)
+		if s != c.sight || s.Sees(gm) != c.gm || s.Sees(party) != c.party || s.Sees(odd) != c.other {
+			t.Errorf("%q: sight %d, sees gm %v party %v other %v", c.role, s, s.Sees(gm), s.Sees(party), s.Sees(odd))
+		}
+	}
+}

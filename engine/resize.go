@@ -18,6 +18,24 @@ type ResizeReport struct {
 	// new grid. Never nil.
 	DroppedPOIs []string `json:"droppedPois"`
 	KeptPOIs    int      `json:"keptPois"`
+	// DroppedPresence lists, by user id, the presence outside the new
+	// grid, dropped: those players must place their presence again.
+	// Never nil.
+	DroppedPresence []string `json:"droppedPresence"`
+	// DroppedOpenedPOIs lists the opened marks dropped: those of the
+	// dropped POIs (and of any POI the world no longer holds). Never nil.
+	DroppedOpenedPOIs []string `json:"droppedOpenedPois"`
+	// DroppedPickedItems lists, by item id, the picked items dropped: those
+	// picked from a dropped POI (or from any POI the world no longer
+	// holds) leave their holder's inventory with it. Never nil.
+	DroppedPickedItems []string `json:"droppedPickedItems"`
+}
+
+// Plan is the store's side of the report: the new document and size, and
+// what the resize deletes.
+func (r *ResizeReport) Plan(doc []byte) *wf.ResizePlan {
+	return &wf.ResizePlan{Doc: doc, Cols: int(r.NewCols), Rows: int(r.NewRows),
+		DropPOIs: r.DroppedPOIs, DropPresence: r.DroppedPresence, DropOpened: r.DroppedOpenedPOIs, DropPicked: r.DroppedPickedItems}
 }
 
 // CheckSize validates the cols and rows arguments of a resize and returns
@@ -50,9 +68,15 @@ func CheckSize(cols, rows *float64) (int, int, error) {
 // document is kept as written. POIs outside the new grid are reported as
 // dropped (the caller deletes them); the others are counted as kept.
 //
+// The runtime state rt (nil: none) is kept only where it still fits: a
+// presence outside the new grid is dropped, not clamped (the player
+// places it again), and so are the opened marks and picked items of the
+// dropped POIs, and of any POI not among pois. A grow drops nothing that
+// fits.
+//
 // Errors: too_small / out_of_bounds_cap (cols or rows out of 1–MaxSide),
 // then as DocGrid: no_grid, freeform_grid, no_size, bad_request.
-func Resize(doc json.RawMessage, cols, rows int, pois []wf.POI) (json.RawMessage, ResizeReport, error) {
+func Resize(doc json.RawMessage, cols, rows int, pois []wf.POI, rt *wf.WorldRuntime) (json.RawMessage, ResizeReport, error) {
 	var rep ResizeReport
 	if cols < 1 || rows < 1 {
 		return nil, rep, &wf.Error{Code: wf.ETooSmall}
@@ -82,12 +106,33 @@ func Resize(doc json.RawMessage, cols, rows int, pois []wf.POI) (json.RawMessage
 		NewCols: int64(cols), NewRows: int64(rows),
 		DroppedCells: int64(g.cols)*int64(g.rows) - int64(min(g.cols, cols))*int64(min(g.rows, rows)),
 		DroppedPOIs:  []string{},
+
+		DroppedPresence: []string{}, DroppedOpenedPOIs: []string{}, DroppedPickedItems: []string{},
 	}
+	kept := make(map[string]bool, len(pois))
 	for _, p := range pois {
 		if ng.InBounds(p.X, p.Y) {
 			rep.KeptPOIs++
+			kept[p.ID] = true
 		} else {
 			rep.DroppedPOIs = append(rep.DroppedPOIs, p.ID)
+		}
+	}
+	if rt != nil {
+		for _, p := range rt.Presence {
+			if !ng.InBounds(p.X, p.Y) {
+				rep.DroppedPresence = append(rep.DroppedPresence, p.UserID)
+			}
+		}
+		for _, id := range rt.OpenedPOIs {
+			if !kept[id] {
+				rep.DroppedOpenedPOIs = append(rep.DroppedOpenedPOIs, id)
+			}
+		}
+		for _, it := range rt.PickedItems {
+			if !kept[it.POIID] {
+				rep.DroppedPickedItems = append(rep.DroppedPickedItems, it.ItemID)
+			}
 		}
 	}
 	return newDoc, rep, nil

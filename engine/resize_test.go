@@ -87,7 +87,7 @@ func TestResizeErrors(t *testing.T) {
 		{`{"grid":{"cols":2,"rows":2},"x":tru}`, 4, 4, wf.EBadRequest},
 	}
 	for _, tt := range tests {
-		_, _, err := Resize(json.RawMessage(tt.doc), tt.cols, tt.rows, nil)
+		_, _, err := Resize(json.RawMessage(tt.doc), tt.cols, tt.rows, nil, nil)
 		if code(err) != tt.code {
 			t.Errorf("Resize(%s, %d, %d) error %v, want %q", tt.doc, tt.cols, tt.rows, err, tt.code)
 		}
@@ -107,7 +107,17 @@ func TestResizeExample(t *testing.T) {
 		{ID: "d", X: -1, Y: 0},
 		{ID: "e", X: 1, Y: 3},
 	}
-	got, rep, err := Resize(json.RawMessage(doc), 2, 3, pois)
+	rt := &wf.WorldRuntime{
+		Presence: []wf.Presence{
+			{UserID: "u1", X: 1, Y: 1},
+			{UserID: "u2", X: 2, Y: 0}, // on the column that goes
+			{UserID: "u3", X: 0, Y: 2}, // on the new row
+			{UserID: "u4", X: 1, Y: 3},
+		},
+		OpenedPOIs:  []string{"a", "b", "zz"}, // zz: a POI the world no longer holds
+		PickedItems: []wf.InventoryItem{{ItemID: "i-b", POIID: "b"}, {ItemID: "i-a", POIID: "a"}, {ItemID: "i-zz", POIID: "zz"}},
+	}
+	got, rep, err := Resize(json.RawMessage(doc), 2, 3, pois, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,21 +127,39 @@ func TestResizeExample(t *testing.T) {
 		t.Errorf("Resize =\n%s\nwant\n%s", got, want)
 	}
 	wantRep := ResizeReport{OldCols: 3, OldRows: 2, NewCols: 2, NewRows: 3, DroppedCells: 2,
-		DroppedPOIs: []string{"a", "d", "e"}, KeptPOIs: 2}
+		DroppedPOIs: []string{"a", "d", "e"}, KeptPOIs: 2,
+		DroppedPresence: []string{"u2", "u4"}, DroppedOpenedPOIs: []string{"a", "zz"}, DroppedPickedItems: []string{"i-a", "i-zz"}}
 	if d := cmp.Diff(wantRep, rep); d != "" {
 		t.Errorf("report (-want +got):\n%s", d)
 	}
+	plan := rep.Plan(got)
+	if string(plan.Doc) != want || plan.Cols != 2 || plan.Rows != 3 || !slices.Equal(plan.DropPOIs, rep.DroppedPOIs) ||
+		!slices.Equal(plan.DropPresence, rep.DroppedPresence) || !slices.Equal(plan.DropOpened, rep.DroppedOpenedPOIs) ||
+		!slices.Equal(plan.DropPicked, rep.DroppedPickedItems) {
+		t.Errorf("plan %+v", plan)
+	}
 	b, _ := json.Marshal(rep)
-	if string(b) != `{"oldCols":3,"oldRows":2,"newCols":2,"newRows":3,"droppedCells":2,"droppedPois":["a","d","e"],"keptPois":2}` {
+	if string(b) != `{"oldCols":3,"oldRows":2,"newCols":2,"newRows":3,"droppedCells":2,"droppedPois":["a","d","e"],"keptPois":2,`+
+		`"droppedPresence":["u2","u4"],"droppedOpenedPois":["a","zz"],"droppedPickedItems":["i-a","i-zz"]}` {
 		t.Errorf("report JSON = %s", b)
 	}
 
+	// A grow drops no runtime state that fits.
+	_, rep, err = Resize(json.RawMessage(doc), 8, 8, pois[:3], &wf.WorldRuntime{
+		Presence:    []wf.Presence{{UserID: "u1", X: 2, Y: 1}, {UserID: "u2", X: 0, Y: 0}},
+		OpenedPOIs:  []string{"a", "c"},
+		PickedItems: []wf.InventoryItem{{ItemID: "i-b", POIID: "b"}},
+	})
+	if err != nil || len(rep.DroppedPOIs)+len(rep.DroppedPresence)+len(rep.DroppedOpenedPOIs)+len(rep.DroppedPickedItems) != 0 || rep.KeptPOIs != 3 {
+		t.Errorf("grow report %+v, %v", rep, err)
+	}
+
 	// A blank grid stays blank and small; no POIs gives an empty list.
-	got, rep, err = Resize(json.RawMessage(`{"grid":{"cols":16,"rows":12},"size":"small"}`), 4096, 4096, nil)
+	got, rep, err = Resize(json.RawMessage(`{"grid":{"cols":16,"rows":12},"size":"small"}`), 4096, 4096, nil, nil)
 	if err != nil || string(got) != `{"grid":{"type":"hex","layout":"odd-r","cols":4096,"rows":4096,"cellSizePx":32},"size":"small"}` {
 		t.Errorf("blank resize = %s, %v", got, err)
 	}
-	if rep.DroppedPOIs == nil || rep.DroppedCells != 0 {
+	if rep.DroppedPOIs == nil || rep.DroppedPresence == nil || rep.DroppedOpenedPOIs == nil || rep.DroppedPickedItems == nil || rep.DroppedCells != 0 {
 		t.Errorf("blank resize report %+v", rep)
 	}
 }
@@ -182,7 +210,7 @@ func TestResizeProperties(t *testing.T) {
 		}
 		nc, nr := rapid.IntRange(1, 24).Draw(t, "newCols"), rapid.IntRange(1, 24).Draw(t, "newRows")
 
-		out, rep, err := Resize(json.RawMessage(doc), nc, nr, pois)
+		out, rep, err := Resize(json.RawMessage(doc), nc, nr, pois, nil)
 		if err != nil {
 			t.Fatalf("Resize(%s): %v", doc, err)
 		}
@@ -229,7 +257,7 @@ func TestResizeProperties(t *testing.T) {
 
 		// Back to the old size: cells outside the smaller grid come back
 		// blank, not resurrected.
-		back, _, err := Resize(out, g.Cols(), g.Rows(), nil)
+		back, _, err := Resize(out, g.Cols(), g.Rows(), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +286,7 @@ func bigDoc(tb testing.TB, side int) json.RawMessage {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	doc, _, err := Resize(w.Doc, side, side, nil)
+	doc, _, err := Resize(w.Doc, side, side, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -280,7 +308,7 @@ func TestResizeHuge(t *testing.T) {
 	heap0 := ms.TotalAlloc
 
 	start := time.Now()
-	up, rep, err := Resize(w.Doc, MaxSide, MaxSide, w.POIs)
+	up, rep, err := Resize(w.Doc, MaxSide, MaxSide, w.POIs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +335,7 @@ func TestResizeHuge(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	heap0 = ms.TotalAlloc
 	start = time.Now()
-	down, rep, err := Resize(up, 100, 80, w.POIs)
+	down, rep, err := Resize(up, 100, 80, w.POIs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +376,7 @@ func BenchmarkResize(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := Resize(doc, side-1, side-1, nil); err != nil {
+				if _, _, err := Resize(doc, side-1, side-1, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -366,7 +394,7 @@ func FuzzResize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc []byte, cols, rows uint8) {
 		c, r := int(cols%40), int(rows%40) // 0 is too_small
-		out, rep, err := Resize(doc, c, r, []wf.POI{{ID: "p", X: 3, Y: 3}})
+		out, rep, err := Resize(doc, c, r, []wf.POI{{ID: "p", X: 3, Y: 3}}, nil)
 		if err != nil {
 			switch code(err) {
 			case wf.EBadRequest, wf.ENoGrid, wf.EFreeformGrid, wf.ENoSize, wf.ETooSmall:

@@ -143,12 +143,12 @@ var matrixCases = map[string]matrixArgs{
 	},
 }
 
-// poiNextTo places a new POI of the shared world on a free cell and
-// stands the caller next to it.
+// poiNextTo places a new POI of the shared world, visible to the party,
+// on a free cell and stands the caller next to it.
 func (f *matrixFixture) poiNextTo(caller *wf.User, poi *wf.POI) *wf.POI {
 	f.t.Helper()
 	i := int(f.n.Add(1))
-	poi.WorldID, poi.X, poi.Y = f.World.ID, 1+i%14, 1+(i/14)%10
+	poi.WorldID, poi.X, poi.Y, poi.Visibility = f.World.ID, 1+i%14, 1+(i/14)%10, wf.AudienceParty
 	if err := f.DB.CreatePOI(f.t.Context(), poi); err != nil {
 		f.t.Fatal(err)
 	}

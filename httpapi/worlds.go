@@ -21,7 +21,8 @@ import (
 //
 // Who may call: the world's owner and its GMs see every POI; players and
 // observers see the POIs visible to the party; anyone else is 404
-// not_found, as for a missing world. A player sets their own presence; the
+// not_found, as for a missing world (worldforge.POISightOf, the rule the
+// player tools share). A player sets their own presence; the
 // owner or a GM may place any owner, GM or player of the world by naming
 // userId.
 
@@ -139,17 +140,9 @@ func (s *Server) putPresence(w http.ResponseWriter, r *http.Request) {
 		}
 		who = req.UserID
 	}
-	world, err := s.opts.Store.FindWorldHeader(ctx, worldID)
-	if err != nil {
-		s.storeError(w, "presence: world", err)
-		return
-	}
-	x, y := *req.X, *req.Y
-	if x < 0 || y < 0 || (world.Cols > 0 && x >= world.Cols) || (world.Rows > 0 && y >= world.Rows) {
-		writeError(w, worldforge.BadRequest("cell (%d, %d) is outside the %d×%d grid", x, y, world.Cols, world.Rows))
-		return
-	}
-	p := &worldforge.Presence{WorldID: worldID, UserID: who, X: x, Y: y}
+	// The store refuses a cell outside the grid (bad_request), atomically
+	// with a resize of the world.
+	p := &worldforge.Presence{WorldID: worldID, UserID: who, X: *req.X, Y: *req.Y}
 	if err := s.opts.Store.SetPresence(ctx, p); err != nil {
 		s.storeError(w, "presence: set", err)
 		return
@@ -172,9 +165,9 @@ func (s *Server) searchPOIs(w http.ResponseWriter, r *http.Request) {
 		q   worldforge.POIQuery
 		err error
 	)
-	switch role {
-	case worldforge.RoleOwner, worldforge.RoleGM:
-	case worldforge.RolePlayer, worldforge.RoleObserver:
+	switch worldforge.POISightOf(role) {
+	case worldforge.SeesAllPOIs:
+	case worldforge.SeesPartyPOIs:
 		q.PartyOnly = true
 	default:
 		writeError(w, worldforge.ErrNotFound)

@@ -124,7 +124,7 @@ func TestReadWorldStreamMatchesSDK(t *testing.T) {
 				if err := p.ts.DB.CreateWorld(ctx, w); err != nil {
 					t.Fatal(err)
 				}
-				if err := p.ts.DB.SetPresence(ctx, &wf.Presence{WorldID: w.ID, UserID: p.ts.Owner.ID, X: 1, Y: 2}); err != nil {
+				if err := p.ts.DB.SetPresence(ctx, &wf.Presence{WorldID: w.ID, UserID: p.ts.Owner.ID, X: 1, Y: 1}); err != nil {
 					t.Fatal(err)
 				}
 				want := inMemoryAnswer(t, p.ts.DB, w.ID)

@@ -263,8 +263,8 @@ func TestPlayerTools(t *testing.T) {
 		ctx := t.Context()
 		w := s.World.ID
 		chest := &wf.POI{WorldID: w, Name: "Chest", X: 5, Y: 5, Pickable: true, Openable: true,
-			Items: []wf.POIItem{{ID: "item-gold", Name: "Gold"}, {ID: "item-map", Name: "Map"}}}
-		statue := &wf.POI{WorldID: w, Name: "Statue", X: 4, Y: 5}
+			Items: []wf.POIItem{{ID: "item-gold", Name: "Gold"}, {ID: "item-map", Name: "Map"}}, Visibility: wf.AudienceParty}
+		statue := &wf.POI{WorldID: w, Name: "Statue", X: 4, Y: 5, Visibility: wf.AudienceParty}
 		for _, p := range []*wf.POI{chest, statue} {
 			if err := db.CreatePOI(ctx, p); err != nil {
 				t.Fatal(err)
@@ -349,7 +349,7 @@ func TestPickupRaceOverMCP(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
 		s := testserver.Start(t, db)
 		ctx := t.Context()
-		chest := &wf.POI{WorldID: s.World.ID, Name: "Chest", X: 2, Y: 2, Pickable: true, Items: []wf.POIItem{{ID: "item-crown", Name: "Crown"}}}
+		chest := &wf.POI{WorldID: s.World.ID, Name: "Chest", X: 2, Y: 2, Pickable: true, Items: []wf.POIItem{{ID: "item-crown", Name: "Crown"}}, Visibility: wf.AudienceParty}
 		if err := db.CreatePOI(ctx, chest); err != nil {
 			t.Fatal(err)
 		}

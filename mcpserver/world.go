@@ -20,7 +20,9 @@ import (
 // must own the world or be one of its members; the position is the one the
 // server holds (PUT /worlds/{id}/presence), never the client's; `cell`
 // names the POI's cell and must match it (a POI is not found at a cell it
-// is not in). The POI must be on the player's cell or next to it
+// is not in). A POI the caller does not see (wf.POISight: players and
+// observers see only the party's POIs) is not_found, as one that does not
+// exist. The POI must be on the player's cell or next to it
 // (bad_request: too_far). Items are picked up once: an item already taken
 // is unknown_item, as is one the POI never held.
 
@@ -92,16 +94,16 @@ func (s *Server) resizeWorld(ctx context.Context, c *call, in *wf.ResizeWorldArg
 		return nil, err
 	}
 	var rep engine.ResizeReport
-	w, err := s.store.ResizeWorld(ctx, in.WorldID, func(w *wf.World, pois []wf.POI) ([]byte, int, int, []string, error) {
+	w, err := s.store.ResizeWorld(ctx, in.WorldID, func(w *wf.World, pois []wf.POI, rt *wf.WorldRuntime) (*wf.ResizePlan, error) {
 		if w.OwnerID != c.owner { // ownership changed since the check
-			return nil, 0, 0, nil, wf.ErrNotFound
+			return nil, wf.ErrNotFound
 		}
-		doc, r, err := engine.Resize(w.JSON, cols, rows, pois)
+		doc, r, err := engine.Resize(w.JSON, cols, rows, pois, rt)
 		if err != nil {
-			return nil, 0, 0, nil, err
+			return nil, err
 		}
 		rep = r
-		return doc, cols, rows, r.DroppedPOIs, nil
+		return rep.Plan(doc), nil
 	})
 	if err != nil {
 		return nil, storeErr(err)
@@ -111,23 +113,26 @@ func (s *Server) resizeWorld(ctx context.Context, c *call, in *wf.ResizeWorldArg
 }
 
 // worldMember checks that the caller owns the world or is a member of it
-// (GM, player or observer); anyone else gets not_found.
-func (s *Server) worldMember(ctx context.Context, c *call, worldID string) error {
+// (GM, player or observer), and returns what the caller sees of its POIs;
+// anyone else gets not_found.
+func (s *Server) worldMember(ctx context.Context, c *call, worldID string) (wf.POISight, error) {
 	role, err := s.store.WorldRole(ctx, worldID, c.owner)
 	if err != nil {
-		return storeErr(err)
+		return wf.SeesNoPOIs, storeErr(err)
 	}
 	if role == "" {
-		return wf.ErrNotFound
+		return wf.SeesNoPOIs, wf.ErrNotFound
 	}
-	return nil
+	return wf.POISightOf(role), nil
 }
 
-// reach is the rule every player action shares: the POI is at the named
-// cell and on or next to the player's cell.
-func reach(cell wf.Cell) func(p *wf.Presence, poi *wf.POI) error {
+// reach is the rule every player action shares: the caller sees the POI
+// (a POI hidden from them is not_found, before anything else is checked,
+// as a POI that does not exist), it is at the named cell, and on or next
+// to the player's cell.
+func reach(sight wf.POISight, cell wf.Cell) func(p *wf.Presence, poi *wf.POI) error {
 	return func(p *wf.Presence, poi *wf.POI) error {
-		if poi.X != cell.X || poi.Y != cell.Y {
+		if !sight.Sees(poi) || poi.X != cell.X || poi.Y != cell.Y {
 			return wf.ErrNotFound
 		}
 		if !engine.Adjacent(p.X, p.Y, poi.X, poi.Y) {
@@ -138,10 +143,11 @@ func reach(cell wf.Cell) func(p *wf.Presence, poi *wf.POI) error {
 }
 
 func (s *Server) playerPickup(ctx context.Context, c *call, in *wf.PlayerPickupArgs) (any, error) {
-	if err := s.worldMember(ctx, c, in.WorldID); err != nil {
+	sight, err := s.worldMember(ctx, c, in.WorldID)
+	if err != nil {
 		return nil, err
 	}
-	near := reach(in.Cell)
+	near := reach(sight, in.Cell)
 	item, err := s.store.PickUp(ctx, in.WorldID, c.owner, in.POIID, in.ItemID, func(p *wf.Presence, poi *wf.POI) error {
 		if err := near(p, poi); err != nil {
 			return err
@@ -159,10 +165,11 @@ func (s *Server) playerPickup(ctx context.Context, c *call, in *wf.PlayerPickupA
 }
 
 func (s *Server) playerOpen(ctx context.Context, c *call, in *wf.PlayerOpenArgs) (any, error) {
-	if err := s.worldMember(ctx, c, in.WorldID); err != nil {
+	sight, err := s.worldMember(ctx, c, in.WorldID)
+	if err != nil {
 		return nil, err
 	}
-	near := reach(in.Cell)
+	near := reach(sight, in.Cell)
 	poi, first, err := s.store.OpenPOI(ctx, in.WorldID, c.owner, in.POIID, func(p *wf.Presence, poi *wf.POI) error {
 		if err := near(p, poi); err != nil {
 			return err

@@ -29,9 +29,41 @@ func (db *DB) ListPOIs(ctx context.Context, worldID string) ([]worldforge.POI, e
 	return out, wrap("list pois", err)
 }
 
+// rowLock is the locking clause that, on PostgreSQL, makes a statement
+// reading a world row wait for a transaction that resizes the world, and a
+// resize wait for it: mode is "UPDATE" (the resize) or "SHARE" (presence
+// writes and player actions). SQLite needs none: its one writer
+// connection runs write transactions one at a time.
+func (d dialect) rowLock(mode string) string {
+	if d == dialectPostgres {
+		return " FOR " + mode
+	}
+	return ""
+}
+
+// lockWorldShared takes, inside the transaction q, the world row's shared
+// lock on PostgreSQL (a no-op on SQLite), so that no resize of the world
+// interleaves with the rest of the transaction. A missing world is left
+// to the caller's own reads.
+func lockWorldShared(ctx context.Context, q querier, worldID string) error {
+	if q.p.d != dialectPostgres {
+		return nil
+	}
+	var id string
+	err := q.queryRow(ctx, "SELECT id FROM worlds WHERE id = ?"+q.p.d.rowLock("SHARE"), worldID).Scan(&id)
+	if errNoRows(err) {
+		return nil
+	}
+	return err
+}
+
 // playTarget reads, inside the transaction q, the player's presence and
-// the POI, and runs check on them.
+// the POI, and runs check on them. The world row is locked first, so the
+// presence and the POI are those a concurrent resize leaves.
 func playTarget(ctx context.Context, q querier, worldID, userID, poiID string, check worldforge.PlayCheck) (*worldforge.Presence, *worldforge.POI, error) {
+	if err := lockWorldShared(ctx, q, worldID); err != nil {
+		return nil, nil, err
+	}
 	pres := &worldforge.Presence{WorldID: worldID, UserID: userID}
 	var updated int64
 	err := q.queryRow(ctx, "SELECT x, y, updated_at FROM presence WHERE world_id = ? AND user_id = ?", worldID, userID).
@@ -165,10 +197,12 @@ func (db *DB) CreateWorldContent(ctx context.Context, w *worldforge.World, c *wo
 }
 
 // ResizeWorld implements worldforge.WorldStore. The world row is read
-// inside the write transaction, so no other write to it interleaves; a
-// chunked document is read, and the new one written, in it too, the old
-// chunks deleted. A resize that grows the world over its owner's cells
-// quota is refused.
+// inside the write transaction, locked on PostgreSQL (SQLite's one writer
+// runs write transactions one at a time), so no other write to it, and no
+// presence write or player action on the world, interleaves; its POIs and
+// runtime state are read after the lock. A chunked document is read, and
+// the new one written, in the transaction too, the old chunks deleted. A
+// resize that grows the world over its owner's cells quota is refused.
 func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.ResizeFunc) (*worldforge.World, error) {
 	var w *worldforge.World
 	err := db.writer.tx(ctx, func(q querier) error {
@@ -176,7 +210,7 @@ func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.Res
 			old docMeta
 			err error
 		)
-		if w, old, err = scanWorld(q.queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", worldID)); err != nil {
+		if w, old, err = scanWorld(q.queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?"+q.p.d.rowLock("UPDATE"), worldID)); err != nil {
 			return err
 		}
 		if old.chunked {
@@ -189,20 +223,24 @@ func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.Res
 		if err != nil {
 			return err
 		}
-		before := *w // the size the quota check compares with
-		doc, cols, rows, drop, err := fn(w, pois)
+		_, rt, _, err := readWorld(ctx, q, worldID, false)
 		if err != nil {
 			return err
 		}
-		if err := db.checkResize(ctx, q, &before, cols, rows); err != nil {
+		before := *w // the size the quota check compares with
+		plan, err := fn(w, pois, rt)
+		if err != nil {
 			return err
 		}
-		d := db.planDoc(doc)
+		if err := db.checkResize(ctx, q, &before, plan.Cols, plan.Rows); err != nil {
+			return err
+		}
+		d := db.planDoc(plan.Doc)
 		w.UpdatedAt = now()
 		if err := q.queryRow(ctx,
 			`UPDATE worlds SET doc = ?, doc_len = ?, doc_splice = ?, grid_cols = ?, grid_rows = ?, version = version + 1, updated_at = ?
 			WHERE id = ? RETURNING version`,
-			d.doc, d.docLen, d.splice, cols, rows, ms(w.UpdatedAt), worldID).Scan(&w.Version); err != nil {
+			d.doc, d.docLen, d.splice, plan.Cols, plan.Rows, ms(w.UpdatedAt), worldID).Scan(&w.Version); err != nil {
 			return err
 		}
 		if old.chunked {
@@ -213,13 +251,20 @@ func (db *DB) ResizeWorld(ctx context.Context, worldID string, fn worldforge.Res
 		if err := d.writeChunks(ctx, q, worldID); err != nil {
 			return err
 		}
-		w.JSON, w.Cols, w.Rows = doc, cols, rows
-		for _, id := range drop {
-			if _, err := q.exec(ctx, "DELETE FROM opened_pois WHERE world_id = ? AND poi_id = ?", worldID, id); err != nil {
-				return err
-			}
-			if _, err := q.exec(ctx, "DELETE FROM pois WHERE world_id = ? AND id = ?", worldID, id); err != nil {
-				return err
+		w.JSON, w.Cols, w.Rows = plan.Doc, plan.Cols, plan.Rows
+		for _, del := range []struct {
+			query string
+			keys  []string
+		}{
+			{"DELETE FROM presence WHERE world_id = ? AND user_id = ?", plan.DropPresence},
+			{"DELETE FROM opened_pois WHERE world_id = ? AND poi_id = ?", plan.DropOpened},
+			{"DELETE FROM inventory WHERE world_id = ? AND item_id = ?", plan.DropPicked},
+			{"DELETE FROM pois WHERE world_id = ? AND id = ?", plan.DropPOIs},
+		} {
+			for _, key := range del.keys {
+				if _, err := q.exec(ctx, del.query, worldID, key); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
@@ -72,19 +73,30 @@ func TestResizeWorld(t *testing.T) {
 		ctx := t.Context()
 		owner := newUser(t, db, "owner")
 		w := newWorld(t, db, owner.ID, "R")
-		inside := &worldforge.POI{WorldID: w.ID, Name: "In", X: 1, Y: 1, Openable: true}
-		outside := &worldforge.POI{WorldID: w.ID, Name: "Out", X: 9, Y: 9, Openable: true}
+		inside := &worldforge.POI{WorldID: w.ID, Name: "In", X: 1, Y: 1, Openable: true, Pickable: true,
+			Items: []worldforge.POIItem{{ID: "item-in", Name: "In"}}}
+		outside := &worldforge.POI{WorldID: w.ID, Name: "Out", X: 9, Y: 9, Openable: true, Pickable: true,
+			Items: []worldforge.POIItem{{ID: "item-out", Name: "Out"}}}
 		must(t, db.CreatePOI(ctx, inside))
 		must(t, db.CreatePOI(ctx, outside))
-		player := newUser(t, db, "player")
+		player, near := newUser(t, db, "player"), newUser(t, db, "near")
 		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: player.ID, X: 9, Y: 9}))
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: near.ID, X: 1, Y: 1}))
 		_, _, err := db.OpenPOI(ctx, w.ID, player.ID, outside.ID, nil)
+		must(t, err)
+		_, err = db.PickUp(ctx, w.ID, player.ID, outside.ID, "item-out", nil)
+		must(t, err)
+		_, _, err = db.OpenPOI(ctx, w.ID, near.ID, inside.ID, nil)
+		must(t, err)
+		_, err = db.PickUp(ctx, w.ID, near.ID, inside.ID, "item-in", nil)
+		must(t, err)
+		_, before, err := db.ReadWorld(ctx, w.ID)
 		must(t, err)
 
 		// An error from fn changes nothing.
 		refuse := &worldforge.Error{Code: "too_small"}
-		_, err = db.ResizeWorld(ctx, w.ID, func(*worldforge.World, []worldforge.POI) ([]byte, int, int, []string, error) {
-			return nil, 0, 0, nil, refuse
+		_, err = db.ResizeWorld(ctx, w.ID, func(*worldforge.World, []worldforge.POI, *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+			return nil, refuse
 		})
 		if !errors.Is(err, refuse) {
 			t.Fatalf("refusal: %v", err)
@@ -95,22 +107,34 @@ func TestResizeWorld(t *testing.T) {
 			t.Fatalf("version after refusal: %d", got.Version)
 		}
 
-		var seen []string
-		rw, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, pois []worldforge.POI) ([]byte, int, int, []string, error) {
+		var (
+			seen   []string
+			seenRT *worldforge.WorldRuntime
+		)
+		rw, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, pois []worldforge.POI, rt *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
 			for _, p := range pois {
 				seen = append(seen, p.Name)
 			}
-			return []byte(`{"grid":{"cols":5,"rows":5}}`), 5, 5, []string{outside.ID}, nil
+			seenRT = rt
+			return &worldforge.ResizePlan{Doc: []byte(`{"grid":{"cols":5,"rows":5}}`), Cols: 5, Rows: 5,
+				DropPOIs: []string{outside.ID}, DropPresence: []string{player.ID},
+				DropOpened: []string{outside.ID}, DropPicked: []string{"item-out"}}, nil
 		})
 		must(t, err)
 		slices.Sort(seen)
 		if rw.Version != 2 || rw.Cols != 5 || rw.Rows != 5 || fmt.Sprint(seen) != "[In Out]" {
 			t.Fatalf("resized: %+v, fn saw %v", rw, seen)
 		}
+		diff(t, before, seenRT) // fn saw the runtime state
 		rw2, rt, err := db.ReadWorld(ctx, w.ID)
 		must(t, err)
-		if string(rw2.JSON) != `{"grid":{"cols":5,"rows":5}}` || rw2.Version != 2 || len(rt.OpenedPOIs) != 0 {
-			t.Errorf("after resize: %+v %+v", rw2, rt)
+		if string(rw2.JSON) != `{"grid":{"cols":5,"rows":5}}` || rw2.Version != 2 {
+			t.Errorf("after resize: %+v", rw2)
+		}
+		// Exactly what the plan named is gone.
+		if len(rt.Presence) != 1 || rt.Presence[0].UserID != near.ID || !slices.Equal(rt.OpenedPOIs, []string{inside.ID}) ||
+			len(rt.PickedItems) != 1 || rt.PickedItems[0].ItemID != "item-in" {
+			t.Errorf("runtime after resize: %+v", rt)
 		}
 		if _, err := db.FindPOIByID(ctx, outside.ID); !errors.Is(err, worldforge.ErrNotFound) {
 			t.Errorf("dropped POI still there: %v", err)
@@ -118,11 +142,120 @@ func TestResizeWorld(t *testing.T) {
 		if _, err := db.FindPOIByID(ctx, inside.ID); err != nil {
 			t.Errorf("kept POI: %v", err)
 		}
-		_, err = db.ResizeWorld(ctx, "world_missing0000000000", func(*worldforge.World, []worldforge.POI) ([]byte, int, int, []string, error) {
+		_, err = db.ResizeWorld(ctx, "world_missing0000000000", func(*worldforge.World, []worldforge.POI, *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
 			t.Error("fn called for a missing world")
-			return nil, 0, 0, nil, nil
+			return nil, nil
 		})
 		wantCode(t, err, worldforge.ENotFound)
+	})
+}
+
+// TestSetPresenceInGrid: the store refuses a presence outside the world's
+// grid (bad_request, nothing stored), a side of 0 being unbounded.
+func TestSetPresenceInGrid(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "G") // 64×48
+		for _, c := range [][2]int{{64, 0}, {0, 48}, {-1, 0}, {0, -1}, {1 << 40, 0}} {
+			err := db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: owner.ID, X: c[0], Y: c[1]})
+			wantCode(t, err, worldforge.EBadRequest)
+		}
+		rt, err := db.WorldRuntime(ctx, w.ID)
+		must(t, err)
+		if len(rt.Presence) != 0 {
+			t.Fatalf("refused presence stored: %+v", rt.Presence)
+		}
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: owner.ID, X: 63, Y: 47}))
+		free := &worldforge.World{OwnerID: owner.ID, Name: "No grid", JSON: json.RawMessage(`{}`)}
+		must(t, db.CreateWorld(ctx, free))
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: free.ID, UserID: owner.ID, X: 5000, Y: 7}))
+	})
+}
+
+// TestResizeInterleaving: a presence write and a player action that come
+// while a shrinking resize is under way (its function running) wait for
+// it, and then see the new grid: neither a presence outside it nor an
+// opened mark or picked item of a POI it dropped is left behind. The
+// resize function waits a moment for them to finish first; where they are
+// not held back (the bug this guards against) they do, and the test fails.
+func TestResizeInterleaving(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "Shrinking") // 64×48
+		mover, looter := newUser(t, db, "mover"), newUser(t, db, "looter")
+		chest := &worldforge.POI{WorldID: w.ID, Name: "Chest", X: 27, Y: 8, Openable: true, Pickable: true,
+			Items: []worldforge.POIItem{{ID: "item-coin", Name: "Coin"}}}
+		must(t, db.CreatePOI(ctx, chest))
+		must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: looter.ID, X: 27, Y: 8}))
+
+		acts := []struct {
+			name string
+			run  func() error
+		}{
+			{"set presence", func() error {
+				return db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: mover.ID, X: 27, Y: 8})
+			}},
+			{"open", func() error { _, _, err := db.OpenPOI(ctx, w.ID, looter.ID, chest.ID, nil); return err }},
+			{"pick up", func() error { _, err := db.PickUp(ctx, w.ID, looter.ID, chest.ID, "item-coin", nil); return err }},
+		}
+		inside := make(chan struct{})
+		done := make(chan error, len(acts))
+		for _, a := range acts {
+			go func() {
+				<-inside
+				err := a.run()
+				if err != nil {
+					err = fmt.Errorf("%s: %w", a.name, err)
+				}
+				done <- err
+			}()
+		}
+		_, err := db.ResizeWorld(ctx, w.ID, func(_ *worldforge.World, _ []worldforge.POI, rt *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+			close(inside)
+			// Give the actions the chance to finish inside the resize (a
+			// bound, not an assertion: held back, they cannot).
+			timeout := time.After(500 * time.Millisecond)
+			var early []error
+		wait:
+			for range acts {
+				select {
+				case err := <-done:
+					early = append(early, err)
+				case <-timeout:
+					break wait
+				}
+			}
+			for _, err := range early {
+				done <- err
+			}
+			plan := &worldforge.ResizePlan{Doc: []byte(`{"grid":{"cols":2,"rows":2}}`), Cols: 2, Rows: 2,
+				DropPOIs: []string{chest.ID}, DropOpened: slices.Clone(rt.OpenedPOIs)}
+			for _, p := range rt.Presence {
+				plan.DropPresence = append(plan.DropPresence, p.UserID) // all are outside 2×2
+			}
+			for _, it := range rt.PickedItems {
+				plan.DropPicked = append(plan.DropPicked, it.ItemID)
+			}
+			return plan, nil
+		})
+		must(t, err)
+		for range acts {
+			err := <-done
+			// After the resize: the cell is outside (bad_request), the
+			// looter's presence is gone (conflict: no_presence).
+			if !errors.Is(err, &worldforge.Error{Code: worldforge.EBadRequest}) && !errors.Is(err, &worldforge.Error{Code: worldforge.EConflict}) {
+				t.Errorf("action during the resize: %v, want it refused after it", err)
+			}
+		}
+		rt, err := db.WorldRuntime(ctx, w.ID)
+		must(t, err)
+		if len(rt.Presence)+len(rt.OpenedPOIs)+len(rt.PickedItems) != 0 {
+			t.Errorf("runtime left outside the 2×2 grid: %+v", rt)
+		}
 	})
 }
 

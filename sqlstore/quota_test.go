@@ -39,8 +39,8 @@ func sizedWorld(owner string, cols, rows int) *worldforge.World {
 
 // resizeTo is a ResizeFunc setting the size and keeping the document.
 func resizeTo(cols, rows int) worldforge.ResizeFunc {
-	return func(w *worldforge.World, _ []worldforge.POI) ([]byte, int, int, []string, error) {
-		return w.JSON, cols, rows, nil, nil
+	return func(w *worldforge.World, _ []worldforge.POI, _ *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+		return &worldforge.ResizePlan{Doc: w.JSON, Cols: cols, Rows: rows}, nil
 	}
 }
 

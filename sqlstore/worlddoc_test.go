@@ -172,11 +172,11 @@ func TestWorldDocChunksResize(t *testing.T) {
 		}
 		prev := old
 		for i, doc := range docs {
-			got, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, _ []worldforge.POI) ([]byte, int, int, []string, error) {
+			got, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, _ []worldforge.POI, _ *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
 				if string(cur.JSON) != prev {
 					t.Errorf("resize %d saw %.40q…, want %.40q…", i, cur.JSON, prev)
 				}
-				return []byte(doc), i + 2, i + 2, nil, nil
+				return &worldforge.ResizePlan{Doc: []byte(doc), Cols: i + 2, Rows: i + 2}, nil
 			})
 			must(t, err)
 			if string(got.JSON) != doc || got.Version != int64(i+2) {
@@ -234,8 +234,8 @@ func TestStreamWorldSnapshot(t *testing.T) {
 		if _, err := io.ReadFull(r, first); err != nil {
 			t.Fatal(err)
 		}
-		_, err = db.ResizeWorld(ctx, w.ID, func(*worldforge.World, []worldforge.POI) ([]byte, int, int, []string, error) {
-			return []byte(v2), 9, 9, nil, nil
+		_, err = db.ResizeWorld(ctx, w.ID, func(*worldforge.World, []worldforge.POI, *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+			return &worldforge.ResizePlan{Doc: []byte(v2), Cols: 9, Rows: 9}, nil
 		})
 		must(t, err)
 		rest, err := io.ReadAll(r)
@@ -273,8 +273,8 @@ func TestStreamWorldConcurrentResize(t *testing.T) {
 			defer wg.Done()
 			defer close(done)
 			for range resizes {
-				_, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, _ []worldforge.POI) ([]byte, int, int, []string, error) {
-					return []byte(docOf(cur.Version + 1)), 1, 1, nil, nil
+				_, err := db.ResizeWorld(ctx, w.ID, func(cur *worldforge.World, _ []worldforge.POI, _ *worldforge.WorldRuntime) (*worldforge.ResizePlan, error) {
+					return &worldforge.ResizePlan{Doc: []byte(docOf(cur.Version + 1)), Cols: 1, Rows: 1}, nil
 				})
 				if err != nil {
 					t.Error(err)

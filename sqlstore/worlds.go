@@ -135,13 +135,28 @@ func (db *DB) WorldsWhereGM(ctx context.Context, userID string) ([]string, error
 }
 
 // SetPresence places the player in the world, replacing an earlier
-// position. A missing world or user is not_found.
+// position. A missing world or user is not_found; a cell outside the
+// world's grid (a side of 0 is unbounded) is bad_request. The grid is read
+// with the world row locked on PostgreSQL (SQLite's one writer runs write
+// transactions one at a time), so a concurrent resize either sees this
+// presence or refuses it here.
 func (db *DB) SetPresence(ctx context.Context, p *worldforge.Presence) error {
 	p.UpdatedAt = stamp(p.UpdatedAt)
-	_, err := db.writer.q().exec(ctx,
-		`INSERT INTO presence (world_id, user_id, x, y, updated_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (world_id, user_id) DO UPDATE SET x = excluded.x, y = excluded.y, updated_at = excluded.updated_at`,
-		p.WorldID, p.UserID, p.X, p.Y, ms(p.UpdatedAt))
+	err := db.writer.tx(ctx, func(q querier) error {
+		var cols, rows int
+		if err := q.queryRow(ctx, "SELECT grid_cols, grid_rows FROM worlds WHERE id = ?"+q.p.d.rowLock("SHARE"), p.WorldID).
+			Scan(&cols, &rows); err != nil {
+			return err // sql.ErrNoRows → not_found
+		}
+		if p.X < 0 || p.Y < 0 || (cols > 0 && p.X >= cols) || (rows > 0 && p.Y >= rows) {
+			return worldforge.BadRequest("cell (%d, %d) is outside the %d×%d grid", p.X, p.Y, cols, rows)
+		}
+		_, err := q.exec(ctx,
+			`INSERT INTO presence (world_id, user_id, x, y, updated_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (world_id, user_id) DO UPDATE SET x = excluded.x, y = excluded.y, updated_at = excluded.updated_at`,
+			p.WorldID, p.UserID, p.X, p.Y, ms(p.UpdatedAt))
+		return err
+	})
 	return wrap("set presence", err)
 }
 

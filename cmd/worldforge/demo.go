@@ -119,15 +119,15 @@ func createDemo(ctx context.Context, db wf.Store) (*demoIDs, error) {
 		Kind: wf.WikiKindQuestLog, Audience: wf.AudienceGM}, owner.ID); err != nil {
 		return nil, err
 	}
-	// The player starts on the cell of the first pickable POI, so that
-	// worldforge_player_pickup works at once.
+	// The player starts on the cell of the first pickable POI the player
+	// sees, so that worldforge_player_pickup works at once.
 	pois, err := db.ListPOIs(ctx, worldID)
 	if err != nil {
 		return nil, err
 	}
 	x, y := 0, 0
 	for _, p := range pois {
-		if p.Pickable && len(p.Items) > 0 {
+		if p.Pickable && len(p.Items) > 0 && wf.POISightOf(wf.RolePlayer).Sees(&p) {
 			x, y = p.X, p.Y
 			break
 		}
