@@ -408,6 +408,9 @@ func decodeArgs(check argChecker, raw json.RawMessage, dst any) error {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) { // a number beyond float64's range
+			if e := argjson.OutOfRange(raw); e != nil {
+				return worldforge.BadRequest("invalid arguments: %v", e)
+			}
 			return worldforge.BadRequest("invalid arguments: %v", argjson.Describe(err))
 		}
 		return worldforge.BadRequest("arguments are not valid JSON: %v", err)

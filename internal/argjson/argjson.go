@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -181,9 +183,57 @@ func Decode(data []byte, dst any, opts Options) error {
 		return &Error{Msg: "the value cannot be read"}
 	}
 	if err := json.Unmarshal(clean, dst); err != nil {
-		return Describe(err)
+		return describe(err, reflect.TypeOf(dst))
 	}
 	return nil
+}
+
+// OutOfRange finds, in data (valid JSON), the first number beyond the
+// range of a float64 (1e400), which encoding/json refuses to decode into
+// any without saying where, and returns an *Error naming its path; nil
+// when there is none.
+func OutOfRange(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	var find func(v any, path string) error
+	find = func(v any, path string) error {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				if err := find(x[k], join(path, k)); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if err := find(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+		case json.Number:
+			if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+				if path == "" {
+					path = "the value"
+				}
+				return &Error{Msg: fmt.Sprintf("%s: %s is out of range", path, x)}
+			}
+		}
+		return nil
+	}
+	return find(v, "")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // rewrite drops (or, strict, refuses) the keys s does not name and writes
@@ -318,12 +368,19 @@ func syntaxText(err error) string {
 // Describe words an encoding/json decoding error for the client: the JSON
 // path of the value and what it should have been, never a Go type. Errors
 // other than encoding/json's come back as "invalid value".
-func Describe(err error) error {
+func Describe(err error) error { return describe(err, nil) }
+
+// describe is Describe for a value decoded into root (a pointer type, or
+// nil when unknown), which tells an array's item from the array.
+func describe(err error, root reflect.Type) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field
 		if field == "" {
 			field = "the value"
+		}
+		if isItemOf(root, te.Field, te.Type) {
+			field += ": each item"
 		}
 		want := kindText(te.Type)
 		got, isNumber := strings.CutPrefix(te.Value, "number ")
@@ -352,6 +409,67 @@ func Describe(err error) error {
 		return e
 	}
 	return &Error{Msg: "invalid value"}
+}
+
+// isItemOf reports whether the value at path (JSON names joined by dots)
+// in root is an array or slice whose items are of type item: encoding/json
+// names an item's error by its array's path.
+func isItemOf(root reflect.Type, path string, item reflect.Type) bool {
+	t := root
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || path == "" {
+		return false
+	}
+	for _, name := range strings.Split(path, ".") {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return false
+		}
+		f, ok := fieldByJSONName(t, name)
+		if !ok {
+			return false
+		}
+		t = f
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem() == item
+}
+
+// fieldByJSONName returns the type of the field of struct t that the JSON
+// key name decodes into.
+func fieldByJSONName(t reflect.Type, name string) (reflect.Type, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" {
+			continue
+		}
+		if f.Anonymous && tag == "" {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if r, ok := fieldByJSONName(ft, name); ok {
+					return r, true
+				}
+				continue
+			}
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if f.IsExported() && tag == name {
+			return f.Type, true
+		}
+	}
+	return nil, false
 }
 
 func isInteger(t reflect.Type) bool {
