@@ -423,8 +423,8 @@ func isItemOf(root reflect.Type, path string, item reflect.Type) bool {
 		return false
 	}
 	for _, name := range strings.Split(path, ".") {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			t = t.Elem() // encoding/json's paths leave out indexes
 		}
 		if t.Kind() != reflect.Struct {
 			return false
