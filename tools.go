@@ -292,7 +292,9 @@ const (
 	MaxGridSide        = 4096
 )
 
-// CreateWorldArgs are the arguments of worldforge_create_world.
+// CreateWorldArgs are the arguments of worldforge_create_world. The tool
+// also takes the seed as a string (see ParseSeed); a Go client holding a
+// word passes ParseSeed's integer, which gives the same world.
 type CreateWorldArgs struct {
 	Name     string `json:"name" jsonschema:"the world's name, 1–120 characters"`
 	Template string `json:"template,omitempty" jsonschema:"a template id: starter-jungle, starter-dungeon, starter-city, starter-desert, starter-wetland, starter-archipelago, starter-volcanic, starter-caverns or empty-hex; absent for a blank grid"`

@@ -25,6 +25,8 @@ type pair struct {
 	sdkAPI  *httpapi.Server
 	ownerK  string // every scope
 	narrowK string // campaign:read only
+	// last is the fast path server's answer to the last compare.
+	last answer
 }
 
 func newPair(t testing.TB) *pair {
@@ -88,6 +90,7 @@ func (p *pair) compare(t testing.TB, header http.Header, host, body string) bool
 	a1 := p.ts.AuditCount(t)
 	f0 := p.ts.API.FastPathCalls()
 	got := send(t, p.ts.MCPURL(), header, host, body)
+	p.last = got
 	fast := p.ts.API.FastPathCalls() > f0
 	a2 := p.ts.AuditCount(t)
 	if p.sdkAPI.FastPathCalls() != 0 {
@@ -283,7 +286,7 @@ var allProtocols = []string{"", "2024-11-05", "2025-03-26", "2025-06-18", "2025-
 
 // FuzzFastPathRequest sends arbitrary bodies under each protocol header to
 // both servers: whatever the fast path takes must be answered exactly as
-// the go-sdk answers it.
+// the go-sdk answers it, and no answer names Go types or packages.
 func FuzzFastPathRequest(f *testing.F) {
 	p := newPair(f)
 	world := mustJSON(map[string]string{"id": p.ts.World.ID})
@@ -293,6 +296,10 @@ func FuzzFastPathRequest(f *testing.F) {
 		f.Add(v, callBody("2", v, wf.ToolListCampaigns, `null`, `{"progressToken":"p"}`))
 	}
 	f.Add("2025-06-18", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_world","arguments":{"id":"x"},"_meta":null}}`)
+	f.Add("2025-11-25", callBody("3", "2025-11-25", wf.ToolReadWorld, `{"id":"x","extra":1,"ID":"y"}`, ""))
+	f.Add("2025-11-25", callBody("4", "2025-11-25", wf.ToolSearchPOIs, `{"world_id":"w","request":{"x":3.0,"y":4e0,"limit":1e400,"LIMIT":"x"}}`, ""))
+	f.Add("2025-11-25", callBody("5", "2025-11-25", wf.ToolListCampaigns, `{"limit":2.5}`, ""))
+	f.Add("2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`)
 	f.Fuzz(func(t *testing.T, version, body string) {
 		if len(body) > 4096 || !json.Valid([]byte(body)) {
 			return // invalid JSON never reaches either path
@@ -315,6 +322,9 @@ func FuzzFastPathRequest(f *testing.F) {
 			}
 		}
 		p.compare(t, h, "", body)
+		if leak := leaksGo(p.last.body, body); leak != "" {
+			t.Fatalf("body %q: the answer names Go internals (%s): %s", body, leak, p.last.body)
+		}
 	})
 }
 

@@ -46,8 +46,8 @@ func countToolCalls(body []byte) int {
 
 // FuzzMCPBody posts arbitrary bytes to /mcp with a valid key. The server
 // never fails with 5xx; a body that is not JSON is 400 with a JSON-RPC parse
-// error; and no more audit rows appear than the body has tools/call
-// requests.
+// error; no answer names Go types or packages; and no more audit rows
+// appear than the body has tools/call requests.
 func FuzzMCPBody(f *testing.F) {
 	s := testserver.Start(f, dbtest.Open(f))
 	key := s.Key(f, s.Owner, wf.ScopeAll)
@@ -62,6 +62,12 @@ func FuzzMCPBody(f *testing.F) {
 		call("2", "read_world", `{"id":5}`),
 		call("3", "no_such_tool", `{}`),
 		call("4", "list_lore", `{"world_id":"`+w+`","collection":"factions"}`),
+		call("5", "read_world", `{"id":"`+w+`","extra":{"a":1},"ID":"x"}`),
+		call("6", "worldforge_create_world", `{"name":"W","size":"small","seed":"dragon"}`),
+		call("7", "search_pois", `{"world_id":"`+w+`","request":{"x":1e30,"y":1.0}}`),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`,
+		`{"jsonrpc":2,"id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -134,6 +140,9 @@ func FuzzMCPBody(f *testing.F) {
 				msg.JSONRPC != "2.0" || msg.Error == nil || msg.Error.Code != -32700 {
 				t.Fatalf("invalid JSON %q: status %d %s; want 400 with a JSON-RPC parse error (-32700)", body, resp.StatusCode, data)
 			}
+		}
+		if leak := leaksGo(string(data), string(body)); leak != "" {
+			t.Fatalf("body %q: the answer names Go internals (%s): %s", body, leak, data)
 		}
 		after := s.AuditCount(t)
 		if calls := countToolCalls(body); after < before || after-before > calls {

@@ -52,7 +52,8 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 // serveMCPPost bounds and checks the body before the go-sdk sees it: an
 // oversized body is 413 and a body that is not JSON is a JSON-RPC parse
 // error (-32700), both as JSON-RPC error responses, and neither reaches a
-// tool. Everything else is the go-sdk's.
+// tool. Everything else is the go-sdk's, with its error texts reworded
+// where they name Go types.
 func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
@@ -74,7 +75,9 @@ func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	s.mcp.ServeHTTP(w, r)
+	// The go-sdk names Go types in some refusals; the client sees them
+	// reworded (sdkerrors.go).
+	s.mcp.ServeHTTP(&sdkErrorWriter{w}, r)
 }
 
 // writeRPCError writes a JSON-RPC error response with a null id.

@@ -21,8 +21,8 @@ var restBodyRoutes = []struct {
 }
 
 // FuzzRESTBody sends arbitrary bodies to the REST routes that read one, as
-// the world's owner. Whatever the body: no 5xx, and a refusal (4xx)
-// changes nothing in the store.
+// the world's owner. Whatever the body: no 5xx, no Go type or package
+// named in the answer, and a refusal (4xx) changes nothing in the store.
 func FuzzRESTBody(f *testing.F) {
 	s := testserver.Start(f, dbtest.Open(f))
 	token := s.Token(f, s.Owner)
@@ -35,6 +35,9 @@ func FuzzRESTBody(f *testing.F) {
 		{0, `{"x":-1,"y":99999999999}`},
 		{0, `{"x":1.5,"y":"2"}`},
 		{0, `{"x":1,"y":1,"extra":true}`},
+		{0, `{"x":1.0,"y":1e0}`},
+		{0, `{"x":1e400,"y":99999999999999999999}`},
+		{1, `{"tags":[1],"LIMIT":5}`},
 		{0, `[]`},
 		{0, ``},
 		{1, `{"name":"chest","tags":["loot"],"x":100,"y":100,"radiusPx":64,"limit":10}`},
@@ -73,6 +76,9 @@ func FuzzRESTBody(f *testing.F) {
 		resp.Body.Close()
 		if resp.StatusCode >= 500 {
 			t.Fatalf("%s %s %q: %d %s", rt.method, path, body, resp.StatusCode, answer)
+		}
+		if leak := leaksGo(string(answer), string(body)); leak != "" {
+			t.Fatalf("%s %s %q: the answer names Go internals (%s): %s", rt.method, path, body, leak, answer)
 		}
 		if resp.StatusCode >= 400 {
 			if changed := testserver.Changed(before, s.Fingerprint(t)); len(changed) > 0 {

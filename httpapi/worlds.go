@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/argjson"
 )
 
 // The world routes that MCP does not carry (scopes: routes.go):
@@ -60,7 +60,7 @@ func (s *Server) storeError(w http.ResponseWriter, op string, err error) {
 }
 
 // readJSON decodes a JSON object body strictly (unknown fields refused
-// unless lenient), within the body limit.
+// unless lenient, then dropped), within the body limit.
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, lenient bool) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
@@ -76,15 +76,11 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, lenient
 	if bytes.Contains(body, []byte(`\u0000`)) {
 		return worldforge.BadRequest("the body must not contain NUL characters")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if !lenient {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(v); err != nil {
+	// Unknown keys are refused (or, lenient, dropped) by their exact
+	// spelling, integral numbers (7.0) pass for integers, and errors name
+	// JSON paths, never Go types.
+	if err := argjson.Decode(body, v, argjson.Options{Strict: !lenient}); err != nil {
 		return worldforge.BadRequest("invalid body: %v", err)
-	}
-	if dec.More() {
-		return worldforge.BadRequest("invalid body: more than one JSON value")
 	}
 	return nil
 }

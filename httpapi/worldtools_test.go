@@ -117,9 +117,9 @@ func TestCreateWorldTool(t *testing.T) {
 			{map[string]any{"name": strings.Repeat("n", 121)}, "bad_request"},
 			{map[string]any{}, "bad_request"},
 			{map[string]any{"name": "X", "seed": 1.5}, "bad_request"},
-			{map[string]any{"name": "X", "seed": "7"}, "bad_request"},
+			{map[string]any{"name": "X", "seed": "99999999999999999999"}, "bad_request"},
 			{map[string]any{"name": "X", "populate": "yes"}, "bad_request"},
-			{map[string]any{"name": "X", "colour": "red"}, "bad_request"},
+			{map[string]any{"name": "X", "seed": []any{7}}, "bad_request"},
 		}
 		for _, c := range bad {
 			before := s.AuditCount(t)

@@ -21,6 +21,21 @@ var fuzzTools = []string{
 	wf.ToolSearchPOIs, wf.ToolListLore,
 }
 
+// goInternals are the phrases no error text may carry: Go type and
+// package names, encoding/json's wording.
+var goInternals = []string{"Go struct", "Go value", "json: cannot", "int64", "*worldforge.", "*mcp.", "jsonrpc2.", "interface {}"}
+
+// leaksGo returns the first phrase of goInternals in text that the input
+// did not itself carry (an error may echo what it was sent).
+func leaksGo(text, input string) string {
+	for _, p := range goInternals {
+		if strings.Contains(text, p) && !strings.Contains(input, p) {
+			return p
+		}
+	}
+	return ""
+}
+
 func toolIndex(name string) uint8 {
 	for i, n := range fuzzTools {
 		if n == name {
@@ -33,8 +48,8 @@ func toolIndex(name string) uint8 {
 // FuzzToolArguments calls the read tools in-process, as the world's owner
 // with every scope, with arbitrary argument bytes. Whatever the arguments,
 // a tool answers with a result (and exactly one audit row) or with a
-// bad_request / not_found domain error (and no audit row); never an
-// internal error, never a panic.
+// bad_request / not_found domain error (and no audit row) whose text names
+// no Go type or package; never an internal error, never a panic.
 func FuzzToolArguments(f *testing.F) {
 	s := testserver.Start(f, dbtest.Open(f))
 	owner := &wf.Actor{UserID: s.Owner.ID, KeyID: "key_fuzzowner", Kind: wf.CredentialAPIKey, Scopes: []string{wf.ScopeAll}}
@@ -112,6 +127,12 @@ func FuzzToolArguments(f *testing.F) {
 		{wf.ToolListFactions, `{"world_id":"` + w + `","cursor":"","limit":1}`},
 		{wf.ToolListEncounters, `{"cursor":"not a cursor"}`},
 		{wf.ToolListCampaigns, `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`},
+		// Unknown keys, a key in another letter case, integral numbers.
+		{wf.ToolReadWorld, `{"id":"` + w + `","ID":"world_x","Id":5}`},
+		{wf.ToolListAtlasPlaces, `{"world_id":"` + w + `","level":1.0,"limit":2e0,"LIMIT":"x"}`},
+		{wf.ToolSearchPOIs, `{"world_id":"` + w + `","request":{"x":-0.0,"y":40e-1,"limit":1.5}}`},
+		{wf.ToolSearchPOIs, `{"world_id":"` + w + `","request":{"x":1e30,"y":1,"tags":[1]}}`},
+		{wf.ToolListLore, `{"world_id":"` + w + `","limit":1e400}`},
 	}
 	for _, sd := range seeds {
 		f.Add(toolIndex(sd.tool), []byte(sd.args))
@@ -132,6 +153,9 @@ func FuzzToolArguments(f *testing.F) {
 			}
 			if e.Code != wf.EBadRequest && e.Code != wf.ENotFound {
 				t.Fatalf("%s(%q): error %q, want bad_request or not_found", name, args, e)
+			}
+			if leak := leaksGo(e.Error(), string(args)); leak != "" {
+				t.Fatalf("%s(%q): error %q names Go internals (%s)", name, args, e, leak)
 			}
 			if after != before {
 				t.Fatalf("%s(%q) failed (%v) but the audit rows went %d → %d", name, args, err, before, after)

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -39,6 +40,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/argjson"
 	"github.com/worldforge-go/worldforge/internal/obs"
 	"github.com/worldforge-go/worldforge/review"
 )
@@ -310,14 +312,20 @@ func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotati
 		if schemaFn != nil {
 			schemaFn(schema)
 		}
-		resolved, err := schema.Resolve(nil)
+		// Arguments are checked against the listed schema opened up:
+		// unknown keys pass (and are then dropped), as the original's
+		// object schemas let them; the listing still says what the tool
+		// reads.
+		open := openSchema(schema)
+		resolved, err := open.Resolve(nil)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: resolve schema: %w", name, err)
 		}
 		def := &toolDef{
 			name:   name,
 			access: acc,
-			check:  argChecker{resolved: resolved, quick: compileQuick(schema)},
+			check: argChecker{resolved: resolved, quick: compileQuick(open),
+				shape: argjson.ShapeOf(reflect.TypeFor[In]()), prepare: argPrepares[name]},
 			tool: &mcp.Tool{
 				Name:        name,
 				Description: description + scopeNote(acc),
@@ -350,10 +358,13 @@ func scopeNote(a access) string {
 }
 
 // argChecker is a tool's input schema, resolved for the validator, and
-// its quickSchema when it has one.
+// its quickSchema when it has one; the shape of its argument type; and the
+// tool's argument preparation, if any (see argPrepares).
 type argChecker struct {
 	resolved *jsonschema.Resolved
 	quick    *quickSchema
+	shape    *argjson.Shape
+	prepare  func(any) error
 }
 
 // validate checks decoded arguments: the quick check when it accepts them,
@@ -365,14 +376,66 @@ func (c argChecker) validate(m map[string]any) error {
 	return c.resolved.Validate(m)
 }
 
+// openSchema returns a copy of s in which no object refuses unknown
+// properties (additionalProperties: false is dropped at every level).
+func openSchema(s *jsonschema.Schema) *jsonschema.Schema {
+	c := s.CloneSchemas()
+	var walk func(*jsonschema.Schema)
+	walk = func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if ap := s.AdditionalProperties; ap != nil {
+			if b, err := json.Marshal(ap); err == nil && string(b) == "false" {
+				s.AdditionalProperties = nil
+			} else {
+				walk(ap)
+			}
+		}
+		for _, p := range s.Properties {
+			walk(p)
+		}
+		for _, p := range s.PatternProperties {
+			walk(p)
+		}
+		for _, d := range s.Defs {
+			walk(d)
+		}
+		for _, d := range s.Definitions {
+			walk(d)
+		}
+		for _, list := range [][]*jsonschema.Schema{s.PrefixItems, s.AllOf, s.AnyOf, s.OneOf} {
+			for _, p := range list {
+				walk(p)
+			}
+		}
+		walk(s.Items)
+		walk(s.AdditionalItems)
+		walk(s.Not)
+	}
+	walk(c)
+	return c
+}
+
 // decodeArgs validates raw tool arguments against the tool's schema and
-// decodes them into dst.
+// decodes them into dst. Keys the argument type does not name pass the
+// schema and are dropped before decoding (a key differing from a field's
+// only in letter case included: it never reaches the field); an integral
+// number (7.0, 7e0) is accepted for an integer; errors name JSON paths,
+// never Go types.
 func decodeArgs(check argChecker, raw json.RawMessage, dst any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	var m any
 	if err := json.Unmarshal(raw, &m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) { // a number beyond float64's range
+			if e := argjson.OutOfRange(raw); e != nil {
+				return worldforge.BadRequest("invalid arguments: %v", e)
+			}
+			return worldforge.BadRequest("invalid arguments: %v", argjson.Describe(err))
+		}
 		return worldforge.BadRequest("arguments are not valid JSON: %v", err)
 	}
 	obj, ok := m.(map[string]any)
@@ -387,7 +450,19 @@ func decodeArgs(check argChecker, raw json.RawMessage, dst any) error {
 	if err := check.validate(obj); err != nil {
 		return worldforge.BadRequest("invalid arguments: %v", err)
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	// The common case: nothing to drop or prepare, and no integral number
+	// written as a fraction (which encoding/json refuses for an integer).
+	if check.prepare == nil && check.shape.Clean(obj) {
+		if err := json.Unmarshal(raw, dst); err == nil {
+			return nil
+		}
+		reflect.ValueOf(dst).Elem().SetZero()
+	}
+	if err := argjson.Decode(raw, dst, argjson.Options{Prepare: check.prepare}); err != nil {
+		var e *worldforge.Error
+		if errors.As(err, &e) {
+			return err
+		}
 		return worldforge.BadRequest("invalid arguments: %v", err)
 	}
 	return nil

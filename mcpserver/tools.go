@@ -74,7 +74,7 @@ var registrations = []registration{
 			limitSchema(s, wf.DefaultLoreLimit, wf.MaxLoreLimit)
 		}, (*Server).listLore),
 
-	writeTool(wf.ToolCreateWorld, "Create a world you own, generated from a template (starter-jungle, starter-dungeon, starter-city, starter-desert, starter-wetland, starter-archipelago, starter-volcanic, starter-caverns, empty-hex; none for a blank grid) with a seed (random when absent, and returned) and a size (small 32×24, medium 64×48, large 128×96). populate false gives terrain only. Returns { id, version, template, seed, cols, rows }.",
+	writeTool(wf.ToolCreateWorld, "Create a world you own, generated from a template (starter-jungle, starter-dungeon, starter-city, starter-desert, starter-wetland, starter-archipelago, starter-volcanic, starter-caverns, empty-hex; none for a blank grid) with a seed (an integer within ±2^53, or a string: digits are that integer, a word maps to a fixed one; random when absent; the integer used is returned) and a size (small 32×24, medium 64×48, large 128×96). populate false gives terrain only. Returns { id, version, template, seed, cols, rows }.",
 		allOf(WhoAnyone, wf.ScopeWorldWrite), false, createWorldSchema, (*Server).createWorld),
 	writeTool(wf.ToolResizeWorld, "Resize a world to cols × rows (1–4096 each), at once and destructively: cells and POIs that still fit are kept, the rest are dropped, and so are the presence outside the new grid (those players place theirs again) and the opened marks and picked items of the dropped POIs. Returns the resize report, which lists what was dropped; refusals are freeform_grid, out_of_bounds_cap, too_small, non_integer, no_grid or no_size. Editors must reload the world.",
 		allOf(WhoOwner, wf.ScopeWorldWrite), true, worldIDSchema, (*Server).resizeWorld),

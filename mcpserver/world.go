@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -10,6 +12,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/engine"
 	"github.com/worldforge-go/worldforge/engine/lore"
+	"github.com/worldforge-go/worldforge/internal/argjson"
 )
 
 // The world tools apply at once (no proposal): creating a world from a
@@ -31,11 +34,19 @@ func createWorldSchema(s *jsonschema.Schema) {
 	p.MinLength, p.MaxLength = ptr(1), ptr(wf.MaxWorldNameLength)
 	s.Properties["size"].Enum = []any{"small", "medium", "large"}
 	s.Properties["populate"].Default = []byte("true")
+	seed := s.Properties["seed"]
+	seed.Type, seed.Types = "", []string{"null", "integer", "string"}
+	seed.Description = "the generation seed: an integer from " + wf.SeedRangeText + ", or a string: digits (optionally after a minus sign) are that integer, any other text (a word such as \"dragon\") maps to a fixed integer (the top 54 bits of the 64-bit FNV-1a hash of its UTF-8 bytes, minus 2^53); absent for a random one. The integer used is returned as seed: passing it back gives the same world"
 }
 
 func (s *Server) createWorld(ctx context.Context, c *call, in *wf.CreateWorldArgs) (any, error) {
 	if n := utf8.RuneCountInString(in.Name); n < 1 || n > wf.MaxWorldNameLength {
 		return nil, wf.BadRequest("name must be 1–%d characters", wf.MaxWorldNameLength)
+	}
+	if in.Seed != nil {
+		if err := wf.CheckSeed(*in.Seed); err != nil {
+			return nil, err
+		}
 	}
 	populate := in.Populate == nil || *in.Populate
 	gen, err := engine.Generate(engine.Spec{Template: in.Template, Seed: in.Seed, Size: in.Size, Populate: populate})
@@ -184,4 +195,39 @@ func (s *Server) playerOpen(ctx context.Context, c *call, in *wf.PlayerOpenArgs)
 	}
 	c.target("poi", poi.ID, in.WorldID)
 	return wf.OpenResult{POI: *poi, Opened: true, First: first}, nil
+}
+
+// argPrepares are the tools whose arguments need more than decoding, by
+// name: each gets the arguments, numbers as json.Number, after unknown
+// keys are dropped and before they are decoded.
+var argPrepares = map[string]func(any) error{
+	wf.ToolCreateWorld: prepareCreateWorldArgs,
+}
+
+// prepareCreateWorldArgs reads worldforge_create_world's seed: a string is
+// read by wf.ParseSeed (digits are that integer, any other text maps to
+// wf.SeedOfWord), and the integer must lie within ±2^53.
+func prepareCreateWorldArgs(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	switch seed := m["seed"].(type) {
+	case string:
+		n, err := wf.ParseSeed(seed)
+		if err != nil {
+			return err
+		}
+		m["seed"] = json.Number(strconv.FormatInt(n, 10))
+	case json.Number:
+		n, err := strconv.ParseInt(string(seed), 10, 64)
+		if err == nil {
+			return wf.CheckSeed(n)
+		}
+		if _, ok := argjson.Integral(string(seed)); ok {
+			return wf.BadRequest("seed %s is out of range: seeds are integers from %s, which JavaScript clients hold exactly", seed, wf.SeedRangeText)
+		}
+		// Not an integer: decoding says so.
+	}
+	return nil
 }

@@ -27,7 +27,8 @@ var writeErrorCodes = map[string]bool{
 
 // FuzzWriteToolArguments calls the write tools in-process, as the world's
 // owner with every scope, with arbitrary argument bytes: a result, or a
-// domain error with no audit row; never an internal error or a panic.
+// domain error with no audit row whose text names no Go type or package;
+// never an internal error or a panic.
 func FuzzWriteToolArguments(f *testing.F) {
 	s := testserver.Start(f, dbtest.Open(f))
 	owner := &wf.Actor{UserID: s.Owner.ID, KeyID: "key_fuzzowner", Kind: wf.CredentialAPIKey, Scopes: []string{wf.ScopeAll}}
@@ -51,6 +52,15 @@ func FuzzWriteToolArguments(f *testing.F) {
 		{10, `{"world_id":"` + w + `","cols":3.5,"rows":1e9}`},
 		{11, `{"world_id":"` + w + `","poi_id":"` + s.POI.ID + `","item_id":"i","cell":{"x":3,"y":4}}`},
 		{12, `{"world_id":"` + w + `","poi_id":"` + s.POI.ID + `","cell":{"x":-1,"y":99999999999}}`},
+		{9, `{"name":"W","size":"small","seed":"dragon","extra":1}`},
+		{9, `{"name":"W","size":"small","seed":7.0}`},
+		{9, `{"name":"W","size":"small","seed":9007199254740993}`},
+		{9, `{"name":"W","size":"small","seed":"-9007199254740993"}`},
+		{9, `{"name":"W","size":"small","seed":1e300}`},
+		{0, `{"payload":{"name":"Q","NAME":1,"extra":[1]},"diff_summary":"d","DIFF_SUMMARY":5}`},
+		{5, `{"world_id":"` + w + `","operations":[{"op":"add_preset","preset_id":"classic-pantheon","OP":"x","z":1}],"diff_summary":"d"}`},
+		{12, `{"world_id":"` + w + `","poi_id":"` + s.POI.ID + `","cell":{"x":3.0,"y":4e0,"z":1}}`},
+		{11, `{"world_id":"` + w + `","poi_id":"` + s.POI.ID + `","item_id":"i","cell":{"x":1e30,"y":[1]}}`},
 	}
 	for _, sd := range seeds {
 		f.Add(uint8(sd.idx), []byte(sd.args))
@@ -74,6 +84,9 @@ func FuzzWriteToolArguments(f *testing.F) {
 			var e *wf.Error
 			if !errors.As(err, &e) || !writeErrorCodes[e.Code] {
 				t.Fatalf("%s(%q): error %v, want a domain error", name, args, err)
+			}
+			if leak := leaksGo(e.Error(), string(args)); leak != "" {
+				t.Fatalf("%s(%q): error %q names Go internals (%s)", name, args, e, leak)
 			}
 			if after != before {
 				t.Fatalf("%s(%q) failed (%v) but the audit rows went %d → %d", name, args, err, before, after)

@@ -54,28 +54,8 @@ func queryStrings(ctx context.Context, db *DB, q string) ([]string, error) {
 
 // tableDigest is "<rows>:<sha256 of the rows, each printed, sorted>".
 func tableDigest(ctx context.Context, db *DB, q string) (string, error) {
-	rows, err := db.writer.db.QueryContext(ctx, q)
+	printed, err := printRows(ctx, db, q)
 	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", err
-	}
-	var printed []string
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return "", err
-		}
-		printed = append(printed, fmt.Sprintf("%q", vals))
-	}
-	if err := rows.Err(); err != nil {
 		return "", err
 	}
 	slices.Sort(printed)
@@ -85,6 +65,58 @@ func tableDigest(ctx context.Context, db *DB, q string) (string, error) {
 		h.Write([]byte{0})
 	}
 	return fmt.Sprintf("%d:%x", len(printed), h.Sum(nil)), nil
+}
+
+// printRows prints each row of q's result, its columns quoted.
+func printRows(ctx context.Context, db *DB, q string) ([]string, error) {
+	rows, err := db.writer.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var printed []string
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		printed = append(printed, fmt.Sprintf("%q", vals))
+	}
+	return printed, rows.Err()
+}
+
+// TablesContaining lists the tables of the schema with a row in which
+// text appears (in any column, as Fingerprint prints it): for tests that
+// check that something sent was not stored. Like Fingerprint, it reads
+// every row, and is for tests and diagnostics only.
+func (db *DB) TablesContaining(ctx context.Context, text string) ([]string, error) {
+	list := "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+	if db.engine == EnginePostgres {
+		list = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+	}
+	tables, err := queryStrings(ctx, db, list)
+	if err != nil {
+		return nil, wrap("tables containing: list tables", err)
+	}
+	var out []string
+	for _, t := range tables {
+		printed, err := printRows(ctx, db, `SELECT * FROM "`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		if err != nil {
+			return nil, wrap(fmt.Sprintf("tables containing: read %s", t), err)
+		}
+		if slices.ContainsFunc(printed, func(p string) bool { return strings.Contains(p, text) }) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // TotalChanges returns, on SQLite, how many rows have been inserted,

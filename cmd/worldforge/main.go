@@ -6,7 +6,7 @@
 //	worldforge key revoke KEY
 //	worldforge token --user USER_ID [--ttl 1h]
 //	worldforge token rotate-key
-//	worldforge world create --user USER_ID --name NAME [--template T] [--seed N] [--size S]
+//	worldforge world create --user USER_ID --name NAME [--template T] [--seed N|WORD] [--size S]
 //	worldforge world render WORLD_ID -o map.png
 //	worldforge world add-gm WORLD_ID USER_ID
 //	worldforge world add-member WORLD_ID USER_ID
@@ -108,7 +108,7 @@ commands:
   key revoke KEY                                 revoke an API key
   token --user USER_ID [--ttl 1h]                mint a session JWT; prints it
   token rotate-key                               replace the JWT signing key (old tokens stop working); prints its id
-  world create --user USER_ID --name NAME [--template T] [--seed N] [--size S] [--populate=false]
+  world create --user USER_ID --name NAME [--template T] [--seed N|WORD] [--size S] [--populate=false]
                                                  generate a world; prints its id
   world render WORLD_ID -o map.png [--cell-px N] draw a world's map as PNG (-o - for stdout)
   world add-gm WORLD_ID USER_ID                  make a user a GM of a world

@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -484,7 +486,7 @@ func TestBadInput(t *testing.T) {
 		{"world create unknown template", []string{"world", "create", "--user", "{user}", "--name", "W", "--template", "starter-moon", "--db", "{db}"}, 2, []string{"unknown_template"}},
 		{"world create bad size", []string{"world", "create", "--user", "{user}", "--name", "W", "--size", "huge", "--db", "{db}"}, 2, []string{"bad_request", "size"}},
 		{"world create name too long", []string{"world", "create", "--user", "{user}", "--name", strings.Repeat("n", 121), "--db", "{db}"}, 2, []string{"bad_request"}},
-		{"world create seed not a number", []string{"world", "create", "--user", "{user}", "--name", "W", "--seed", "x", "--db", "{db}"}, 2, []string{"-seed"}},
+		{"world create seed out of range", []string{"world", "create", "--user", "{user}", "--name", "W", "--seed", "9007199254740993", "--db", "{db}"}, 2, []string{"--seed", "out of range"}},
 		{"world create positional argument", []string{"world", "create", "W", "--user", "{user}", "--name", "W", "--db", "{db}"}, 2, []string{"world create"}},
 		{"world render without -o", []string{"world", "render", "{world}", "--db", "{db}"}, 2, []string{"-o"}},
 		{"world render without world", []string{"world", "render", "-o", "{file}", "--db", "{db}"}, 2, []string{"WORLD_ID"}},
@@ -910,7 +912,21 @@ func TestWorldCreateRender(t *testing.T) {
 	if r.err != nil || !idRE.MatchString(strings.TrimSpace(r.stdout)) || !strings.HasPrefix(r.stderr, "world create: seed ") {
 		t.Fatalf("random seed: %v %q %q", r.err, r.stdout, r.stderr)
 	}
+	// A word seed: the integer it maps to goes to stderr, and passing that
+	// integer back gives the same world.
+	r = runMain(t, nil, "world", "create", "--user", user, "--name", "Dragon", "--seed", "dragon", "--size", "small", "--db", dsn)
+	wantSeed := fmt.Sprintf("world create: seed %d\n", wf.SeedOfWord("dragon"))
+	if r.err != nil || !idRE.MatchString(strings.TrimSpace(r.stdout)) || r.stderr != wantSeed {
+		t.Fatalf("word seed: %v %q %q, want stderr %q", r.err, r.stdout, r.stderr, wantSeed)
+	}
+	dragon := strings.TrimSpace(r.stdout)
+	again := mustValue(t, nil, idRE, "world", "create", "--user", user, "--name", "Dragon again", "--seed", strconv.FormatInt(wf.SeedOfWord("dragon"), 10), "--size", "small", "--db", dsn)
 	db := openStore(t, dsn)
+	w1, err1 := db.FindWorldByID(context.Background(), dragon)
+	w2, err2 := db.FindWorldByID(context.Background(), again)
+	if err1 != nil || err2 != nil || string(w1.JSON) != string(w2.JSON) || w1.Seed != wf.SeedOfWord("dragon") {
+		t.Errorf("the word seed's world and its integer's differ: %v %v", err1, err2)
+	}
 	wa, err := db.FindWorldByID(context.Background(), a)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/engine"
@@ -16,7 +17,7 @@ import (
 )
 
 // worldCreate: world create --user USER_ID --name NAME [--template T]
-// [--seed N] [--size S] [--populate=false] → the new world's id. It runs
+// [--seed N|WORD] [--size S] [--populate=false] → the new world's id. It runs
 // the worldforge_create_world tool as the user, so the world is exactly
 // what an agent would get (and the audit log says who made it).
 func (e *env) worldCreate(ctx context.Context, args []string) error {
@@ -25,7 +26,7 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 	user := fs.String("user", "", "the id of the user who will own the world (required)")
 	name := fs.String("name", "", "the world's name, 1–120 characters (required)")
 	template := fs.String("template", "", "template id (see the README); empty for a blank grid")
-	seed := fs.Int64("seed", 0, "generation seed (default: random, printed to stderr)")
+	seed := fs.String("seed", "", "generation seed: an integer within ±2^53, or a word that maps to one (default: random; a random or word seed is printed to stderr)")
 	size := fs.String("size", "medium", "small, medium or large")
 	populate := fs.Bool("populate", true, "add POIs, atlas places, wiki pages and lore (false: terrain only)")
 	if err := e.parse(fs, args); err != nil {
@@ -38,11 +39,23 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 		return usageErrorf("world create: --user and --name are required")
 	}
 	in := worldforge.CreateWorldArgs{Name: *name, Template: *template, Size: *size, Populate: populate}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
-			in.Seed = seed
+	seedGiven, seedWord := false, false
+	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
+	if seedGiven {
+		// The tool's own reading of a string seed: digits are that
+		// integer, any other text maps to a fixed one.
+		n, err := worldforge.ParseSeed(*seed)
+		if err != nil {
+			msg := err.Error()
+			var we *worldforge.Error
+			if errors.As(err, &we) {
+				msg = we.Detail
+			}
+			return usageErrorf("world create: --seed: %s", msg)
 		}
-	})
+		in.Seed = &n
+		seedWord = strconv.FormatInt(n, 10) != *seed
+	}
 	raw, err := json.Marshal(in)
 	if err != nil {
 		return err
@@ -73,7 +86,7 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 		return fmt.Errorf("world create: %w", err)
 	}
 	out := res.(worldforge.CreateWorldResult)
-	if in.Seed == nil {
+	if in.Seed == nil || seedWord {
 		fmt.Fprintf(e.stderr, "world create: seed %d\n", out.Seed)
 	}
 	fmt.Fprintln(e.stdout, out.ID)
