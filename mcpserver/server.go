@@ -294,7 +294,7 @@ func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotati
 		def := &toolDef{
 			name:   name,
 			access: acc,
-			check:  argChecker{resolved: resolved, quick: compileQuick(schema)},
+			check:  argChecker{resolved: resolved, quick: compileQuick(schema), lists: collectListBounds(schema)},
 			tool: &mcp.Tool{
 				Name:        name,
 				Description: description + scopeNote(acc),
@@ -326,11 +326,12 @@ func scopeNote(a access) string {
 	return " Scope: " + strings.Join(a.scopes, sep) + ". Caller: " + a.who.String() + "."
 }
 
-// argChecker is a tool's input schema, resolved for the validator, and
-// its quickSchema when it has one.
+// argChecker is a tool's input schema, resolved for the validator, its
+// quickSchema when it has one, and its bounded lists.
 type argChecker struct {
 	resolved *jsonschema.Resolved
 	quick    *quickSchema
+	lists    listBounds
 }
 
 // validate checks decoded arguments: the quick check when it accepts them,
@@ -360,6 +361,9 @@ func decodeArgs(check argChecker, raw json.RawMessage, dst any) error {
 	// PostgreSQL cannot store it, so refuse it here for every engine.
 	if bytes.Contains(raw, []byte(`\u0000`)) && hasNUL(m) {
 		return worldforge.BadRequest("arguments must not contain NUL characters")
+	}
+	if err := check.lists.check(obj); err != nil {
+		return err
 	}
 	if err := check.validate(obj); err != nil {
 		return worldforge.BadRequest("invalid arguments: %v", err)
