@@ -2,6 +2,7 @@ package worldforge
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -244,9 +245,25 @@ type POIQuery struct {
 	PartyOnly bool `json:"-"`
 }
 
-// Check refuses queries that cannot be answered: x without y (or y
-// without x), and a radius without a position.
+// Check refuses queries that cannot be answered: over the bounds (name and
+// category of at most MaxQueryLength characters, at most MaxPOITags tags
+// of at most MaxPOITagLength characters each), x without y (or y without
+// x), and a radius without a position.
 func (q *POIQuery) Check() error {
+	if err := CheckLength("request.name", q.Name, MaxQueryLength); err != nil {
+		return err
+	}
+	if err := CheckLength("request.category", q.Category, MaxQueryLength); err != nil {
+		return err
+	}
+	if err := CheckItems("request.tags", len(q.Tags), MaxPOITags); err != nil {
+		return err
+	}
+	for i, t := range q.Tags {
+		if err := CheckLength("request.tags["+strconv.Itoa(i)+"]", t, MaxPOITagLength); err != nil {
+			return err
+		}
+	}
 	if (q.X == nil) != (q.Y == nil) {
 		return BadRequest("request.x and request.y go together")
 	}

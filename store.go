@@ -264,7 +264,8 @@ type POIStore interface {
 	// ListPOIs returns every POI of a world, by id.
 	ListPOIs(ctx context.Context, worldID string) ([]POI, error)
 	// SearchPOIs answers a POI query on one world, nearest first when a
-	// position is given, by name otherwise.
+	// position is given, by name otherwise. Any number of tags makes one
+	// query (callers bound them with POIQuery.Check).
 	SearchPOIs(ctx context.Context, worldID string, q POIQuery) ([]POI, error)
 }
 
@@ -525,6 +526,8 @@ type ProposalStore interface {
 	// row, in one transaction (check and not_pending as for commits).
 	RejectProposal(ctx context.Context, id, deciderID string, check func(*Proposal) error, audit *AuditEntry) (*Proposal, error)
 
+	// CreateAutoAcceptRule stores a rule; one that fails
+	// AutoAcceptRule.Check is bad_request.
 	CreateAutoAcceptRule(ctx context.Context, r *AutoAcceptRule) error
 	// ListAutoAcceptRules lists an owner's rules, oldest first.
 	ListAutoAcceptRules(ctx context.Context, ownerID string) ([]AutoAcceptRule, error)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
+	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 )
@@ -51,6 +53,16 @@ func FuzzRESTBody(f *testing.F) {
 		{2, `{"kinds":["dragon"],"actorId":"` + s.GM.ID + `"}`},
 		{2, `{}`},
 		{2, `{"actorId":"a"} {"actorId":"b"}`},
+		// One over the bounds (wf.Bounds) and far over them.
+		{1, `{"tags":["t0"` + strings.Repeat(`,"t"`, wf.MaxPOITags) + `]}`},
+		{1, `{"tags":["t0"` + strings.Repeat(`,"t"`, 3_000) + `]}`}, // within the fuzzer's 16 KB
+		{1, `{"tags":["` + strings.Repeat("t", wf.MaxPOITagLength+1) + `"]}`},
+		{1, `{"name":"` + strings.Repeat("n", wf.MaxQueryLength+1) + `"}`},
+		{2, `{"actorId":"` + strings.Repeat("a", wf.MaxIDLength+1) + `"}`},
+		{2, `{"keyId":"` + strings.Repeat("k", wf.MaxIDLength+1) + `"}`},
+		{2, `{"worldId":"` + strings.Repeat("w", wf.MaxIDLength+1) + `","actorId":"a"}`},
+		{2, `{"actorId":"a","kinds":["quest","encounter","wiki_page","wiki_edit","atlas_place","world","quest"]}`},
+		{2, `{"actorId":"a","kinds":["quest","quest"]}`},
 	}
 	for _, sd := range seeds {
 		f.Add(uint8(sd.route), []byte(sd.body))

@@ -29,6 +29,10 @@ import (
 //
 //	GET    /auto-accept-rules        {"rules":[…]}
 //	POST   /auto-accept-rules        {"worldId"?, "actorId"?, "keyId"?, "kinds"?: […]} → the rule
+//
+// A rule's worldId, actorId and keyId hold at most worldforge.MaxIDLength
+// characters, its kinds at most worldforge.MaxRuleKinds proposal kinds,
+// none twice (AutoAcceptRule.Check).
 //	DELETE /auto-accept-rules/{id}   204
 
 // proposalStatuses are the status filter's values.
@@ -193,6 +197,11 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	rule := &worldforge.AutoAcceptRule{OwnerID: owner, WorldID: req.WorldID, ActorID: req.ActorID, KeyID: req.KeyID, Kinds: req.Kinds}
+	if err := rule.Check(); err != nil {
+		writeError(w, err)
+		return
+	}
 	if req.ActorID == "" && req.KeyID == "" {
 		writeError(w, worldforge.BadRequest("a rule must name the actorId or keyId whose proposals it accepts"))
 		return
@@ -208,7 +217,6 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rule := &worldforge.AutoAcceptRule{OwnerID: owner, WorldID: req.WorldID, ActorID: req.ActorID, KeyID: req.KeyID, Kinds: req.Kinds}
 	if rule.Kinds == nil {
 		rule.Kinds = []string{}
 	}

@@ -19,6 +19,11 @@ import (
 //	GET  /worlds/{id}/pois/search  POI search, query parameters
 //	POST /worlds/{id}/pois/search  POI search, JSON body
 //
+// The POI search takes at most worldforge.MaxPOITags tags of at most
+// worldforge.MaxPOITagLength characters, and a name and category of at
+// most worldforge.MaxQueryLength (POIQuery.Check: the same bad_request as
+// search_pois).
+//
 // Who may call: the world's owner and its GMs see every POI; players and
 // observers see the POIs visible to the party; anyone else is 404
 // not_found, as for a missing world (worldforge.POISightOf, the rule the

@@ -411,6 +411,7 @@ func proposeAtlasSchema(s *jsonschema.Schema) {
 	pl := s.Properties["payload"]
 	pl.Properties["name"].MaxLength = ptr(wf.MaxPlaceNameLength)
 	pl.Properties["terrainType"].MaxLength = ptr(wf.MaxTerrainType)
+	pl.Properties["parentId"].MaxLength = ptr(maxIDLength)
 }
 
 func proposeLoreSchema(s *jsonschema.Schema) {
@@ -421,6 +422,8 @@ func proposeLoreSchema(s *jsonschema.Schema) {
 	item := ops.Items
 	item.Properties["op"].Enum = []any{"upsert", "remove", "add_preset"}
 	item.Properties["collection"].Enum = enum(wf.LoreCollections)
+	item.Properties["id"].MaxLength = ptr(maxIDLength)
+	item.Properties["preset_id"].MaxLength = ptr(maxIDLength)
 }
 
 func commitSchema(s *jsonschema.Schema) {

@@ -324,7 +324,7 @@ func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotati
 		def := &toolDef{
 			name:   name,
 			access: acc,
-			check: argChecker{resolved: resolved, quick: compileQuick(open),
+			check: argChecker{resolved: resolved, quick: compileQuick(open), lists: collectListBounds(schema),
 				shape: argjson.ShapeOf(reflect.TypeFor[In]()), prepare: argPrepares[name]},
 			tool: &mcp.Tool{
 				Name:        name,
@@ -358,11 +358,13 @@ func scopeNote(a access) string {
 }
 
 // argChecker is a tool's input schema, resolved for the validator, and
-// its quickSchema when it has one; the shape of its argument type; and the
-// tool's argument preparation, if any (see argPrepares).
+// its quickSchema when it has one; its bounded lists; the shape of its
+// argument type; and the tool's argument preparation, if any (see
+// argPrepares).
 type argChecker struct {
 	resolved *jsonschema.Resolved
 	quick    *quickSchema
+	lists    listBounds
 	shape    *argjson.Shape
 	prepare  func(any) error
 }
@@ -446,6 +448,9 @@ func decodeArgs(check argChecker, raw json.RawMessage, dst any) error {
 	// PostgreSQL cannot store it, so refuse it here for every engine.
 	if bytes.Contains(raw, []byte(`\u0000`)) && hasNUL(m) {
 		return worldforge.BadRequest("arguments must not contain NUL characters")
+	}
+	if err := check.lists.check(obj); err != nil {
+		return err
 	}
 	if err := check.validate(obj); err != nil {
 		return worldforge.BadRequest("invalid arguments: %v", err)

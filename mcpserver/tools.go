@@ -65,7 +65,7 @@ var registrations = []registration{
 			querySchema(s)
 			limitSchema(s, wf.DefaultSearchLimit, wf.MaxSearchLimit)
 		}, (*Server).searchAtlasNodes),
-	tool(wf.ToolSearchPOIs, "Search the POIs of a world by name, category, tags (all of them) and distance in pixels from x/y (one cell is 32 px). Unknown request fields are ignored.",
+	tool(wf.ToolSearchPOIs, "Search the POIs of a world by name, category, tags (all of them; at most "+strconv.Itoa(wf.MaxPOITags)+", each at most "+strconv.Itoa(wf.MaxPOITagLength)+" characters) and distance in pixels from x/y (one cell is 32 px). Unknown request fields are ignored.",
 		allOf(WhoOwner, wf.ScopeWorldRead), poiSchema, (*Server).searchPOIs),
 	tool(wf.ToolListLore, "List a world's lore: every collection's first page with counts, integrity issues and presets, or one page of one collection's items (in id order). A collection with more items than its page has a cursor (next_cursor, or next_cursors per collection): pass it back as cursor for the next page. issues lists the first "+strconv.Itoa(wf.MaxLoreIssues)+" issues, issues_total counts them all.",
 		anyOf(WhoOwnerOrGM, wf.ScopeLoreRead, wf.ScopeWorldRead), func(s *jsonschema.Schema) {
@@ -113,7 +113,8 @@ func playSchema(s *jsonschema.Schema) {
 
 // Schema adjustments shared by several tools.
 
-const maxIDLength = 100
+// maxIDLength bounds every id argument.
+const maxIDLength = wf.MaxIDLength
 
 func idSchema(s *jsonschema.Schema) { idProp(s.Properties["id"]) }
 
@@ -162,6 +163,8 @@ func poiSchema(s *jsonschema.Schema) {
 	r.Properties["name"].MaxLength = ptr(wf.MaxQueryLength)
 	r.Properties["category"].MaxLength = ptr(wf.MaxQueryLength)
 	r.Properties["radiusPx"].Minimum = ptr(0.0)
+	tags := r.Properties["tags"]
+	tags.MaxItems, tags.Items.MaxLength = ptr(wf.MaxPOITags), ptr(wf.MaxPOITagLength)
 	lim := r.Properties["limit"]
 	lim.Minimum, lim.Maximum = ptr(1.0), ptr(float64(wf.MaxPOILimit))
 	lim.Default, _ = json.Marshal(wf.DefaultPOILimit)

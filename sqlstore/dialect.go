@@ -21,13 +21,19 @@ func (d dialect) rebind(query string) string {
 	return query
 }
 
-// jsonArrayHas is a condition true when the JSON array of strings in column
-// col holds the string bound to its one placeholder.
-func (d dialect) jsonArrayHas(col string) string {
+// jsonArrayHasAll is a condition true when the JSON array of strings in
+// column col holds every string of a JSON array of distinct strings. Its
+// placeholders take that array (one parameter, whatever its length) and
+// the array's length. The column's strings are looked up in the array,
+// which the engine hashes or indexes once per query, so a row costs time
+// in proportion to its own number of strings.
+func (d dialect) jsonArrayHasAll(col string) string {
 	if d == dialectPostgres {
-		return "EXISTS (SELECT 1 FROM jsonb_array_elements_text(" + col + "::jsonb) AS t(v) WHERE t.v = ?)"
+		return "(SELECT COUNT(DISTINCT have.v) FROM jsonb_array_elements_text(" + col + "::jsonb) AS have(v)" +
+			" WHERE have.v IN (SELECT jsonb_array_elements_text(?::jsonb))) = ?"
 	}
-	return "EXISTS (SELECT 1 FROM json_each(" + col + ") WHERE json_each.value = ?)"
+	return "(SELECT COUNT(DISTINCT have.value) FROM json_each(" + col + ") AS have" +
+		" WHERE have.value IN (SELECT value FROM json_each(?))) = ?"
 }
 
 // bytewise is expr compared byte by byte, as Go compares strings: SQLite's

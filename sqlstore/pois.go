@@ -164,12 +164,19 @@ func (db *DB) searchPOIs(ctx context.Context, worldID string, q worldforge.POIQu
 		b.WriteString(" AND visibility = ?")
 		args = append(args, worldforge.AudienceParty)
 	}
-	tags := slices.Clone(q.Tags)
-	slices.Sort(tags)
-	tags = slices.Compact(tags)
-	for _, t := range tags {
-		b.WriteString(" AND " + db.reader.d.jsonArrayHas("pois.tags"))
-		args = append(args, t)
+	if len(q.Tags) > 0 {
+		// Every tag: one condition with the tags as one JSON array
+		// parameter, whatever their number (a condition per tag reached
+		// SQLite's expression depth limit at 934 tags).
+		tags := slices.Clone(q.Tags)
+		slices.Sort(tags)
+		tags = slices.Compact(tags)
+		want, err := json.Marshal(tags)
+		if err != nil {
+			return nil, wrap("search pois", err)
+		}
+		b.WriteString(" AND " + db.reader.d.jsonArrayHasAll("pois.tags"))
+		args = append(args, string(want), len(tags))
 	}
 	if hasPos {
 		b.WriteString(" ORDER BY d2, name, id")
@@ -179,17 +186,12 @@ func (db *DB) searchPOIs(ctx context.Context, worldID string, q worldforge.POIQu
 	b.WriteString(" LIMIT ?")
 	args = append(args, clampLimit(q.Limit, poiSearchDefault, poiSearchMax))
 
-	rq := db.reader.q()
-	run := rq.query
-	if len(tags) > 0 {
-		run = rq.queryOnce // one text per tag count: keep them out of the cache
-	}
 	out, err := collect(func(s scanner) (worldforge.POI, error) {
 		if hasPos {
 			var d2 int64
 			return scanPOI(s, &d2)
 		}
 		return scanPOI(s)
-	})(run(ctx, b.String(), args...))
+	})(db.reader.q().query(ctx, b.String(), args...))
 	return out, wrap("search pois", err)
 }

@@ -167,3 +167,44 @@ func TestNearestPOIsMatchBruteForce(t *testing.T) {
 		}
 	})
 }
+
+// TestPOISearchManyTags: the tags of a search are one SQL parameter, not
+// one condition each, so no number of tags makes a query either engine
+// refuses (SQLite's expression depth limit was reached at 934 tags).
+// Every tag must still be on a POI for it to match.
+func TestPOISearchManyTags(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w := newWorld(t, db, owner.ID, "tags")
+		many := make([]string, 10_000)
+		for i := range many {
+			many[i] = fmt.Sprintf("tag-%05d", i)
+		}
+		all := &worldforge.POI{WorldID: w.ID, Name: "Everything", Category: "c", Tags: many, Visibility: worldforge.AudienceGM}
+		must(t, db.CreatePOI(ctx, all))
+		must(t, db.CreatePOI(ctx, &worldforge.POI{WorldID: w.ID, Name: "Some", Category: "c", Tags: many[:10], Visibility: worldforge.AudienceGM}))
+		missing := append(slices.Clone(many), "not-there")
+		for _, c := range []struct {
+			name string
+			tags []string
+			want []string
+		}{
+			{"every tag of one POI", many, []string{"Everything"}},
+			{"every tag twice", append(slices.Clone(many), many...), []string{"Everything"}},
+			{"a few tags of both", many[:3], []string{"Everything", "Some"}},
+			{"one tag missing", missing, []string{}},
+			{"none present", []string{"x", "y", "z"}, []string{}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				got, err := db.SearchPOIs(ctx, w.ID, worldforge.POIQuery{Tags: c.tags})
+				must(t, err)
+				diff(t, c.want, poiNames(got))
+				near, err := db.SearchPOIs(ctx, w.ID, worldforge.POIQuery{Tags: c.tags, X: ptr(0), Y: ptr(0)})
+				must(t, err)
+				diff(t, c.want, poiNames(near))
+			})
+		}
+	})
+}

@@ -35,12 +35,6 @@ const (
 
 const proposalCols = "id, world_id, kind, target_id, base_version, payload, diff_summary, changeset_id, status, actor_id, key_id, created_at, decided_at, decided_by"
 
-// proposalKinds are the kinds a proposal (and an auto-accept rule) may name.
-var proposalKinds = []string{
-	worldforge.ProposalQuest, worldforge.ProposalEncounter, worldforge.ProposalWikiPage,
-	worldforge.ProposalWikiEdit, worldforge.ProposalAtlas, worldforge.ProposalWorld,
-}
-
 // notPending is the error of a claim on a proposal already decided.
 func notPending() error {
 	return &worldforge.Error{Code: worldforge.EConflict, Detail: worldforge.DetailNotPending}
@@ -74,7 +68,7 @@ func scanProposal(s scanner) (worldforge.Proposal, error) {
 // pending is quota_exceeded.
 func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit *worldforge.AuditEntry) error {
 	switch {
-	case !slices.Contains(proposalKinds, p.Kind):
+	case !slices.Contains(worldforge.ProposalKinds, p.Kind):
 		return wrap("create proposal", worldforge.BadRequest("unknown proposal kind %q", p.Kind))
 	case len(p.Payload) == 0 || !json.Valid(p.Payload):
 		return wrap("create proposal", worldforge.BadRequest("proposal payload is not JSON"))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -887,6 +888,11 @@ func TestAutoAcceptRules(t *testing.T) {
 			t.Errorf("created: %+v %+v", r1, r2)
 		}
 		wantCode(t, db.CreateAutoAcceptRule(ctx, &worldforge.AutoAcceptRule{OwnerID: owner.ID, Kinds: []string{"poem"}}), worldforge.EBadRequest)
+		// Over the bounds, or a kind twice: refused by the store too.
+		wantCode(t, db.CreateAutoAcceptRule(ctx, &worldforge.AutoAcceptRule{OwnerID: owner.ID, ActorID: strings.Repeat("a", worldforge.MaxIDLength+1)}), worldforge.EBadRequest)
+		wantCode(t, db.CreateAutoAcceptRule(ctx, &worldforge.AutoAcceptRule{OwnerID: owner.ID, KeyID: strings.Repeat("k", worldforge.MaxIDLength+1)}), worldforge.EBadRequest)
+		wantCode(t, db.CreateAutoAcceptRule(ctx, &worldforge.AutoAcceptRule{OwnerID: owner.ID, ActorID: agent.ID,
+			Kinds: []string{worldforge.ProposalQuest, worldforge.ProposalQuest}}), worldforge.EBadRequest)
 		wantCode(t, db.CreateAutoAcceptRule(ctx, &worldforge.AutoAcceptRule{OwnerID: "user_missing"}), worldforge.ENotFound)
 		wantCode(t, db.CreateAutoAcceptRule(ctx, &worldforge.AutoAcceptRule{OwnerID: owner.ID, WorldID: "world_missing"}), worldforge.ENotFound)
 

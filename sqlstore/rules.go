@@ -32,14 +32,13 @@ func scanRule(s scanner) (worldforge.AutoAcceptRule, error) {
 	return r, nil
 }
 
-// CreateAutoAcceptRule implements worldforge.ProposalStore. A kind that is
-// not a proposal kind is bad_request; a missing owner or world is
-// not_found. No kinds (nil or empty) means every kind.
+// CreateAutoAcceptRule implements worldforge.ProposalStore. A rule that
+// fails AutoAcceptRule.Check (over the bounds, a kind that is not a
+// proposal kind or is listed twice) is bad_request; a missing owner or
+// world is not_found. No kinds (nil or empty) means every kind.
 func (db *DB) CreateAutoAcceptRule(ctx context.Context, r *worldforge.AutoAcceptRule) error {
-	for _, k := range r.Kinds {
-		if !slices.Contains(proposalKinds, k) {
-			return wrap("create auto-accept rule", worldforge.BadRequest("unknown proposal kind %q", k))
-		}
+	if err := r.Check(); err != nil {
+		return wrap("create auto-accept rule", err)
 	}
 	if r.ID == "" {
 		r.ID = worldforge.NewID("rule")
