@@ -48,6 +48,8 @@ func TestServeLimitFlagsBad(t *testing.T) {
 		{"negative idle timeout", []string{"--idle-timeout", "-3m"}, []string{"--idle-timeout"}},
 		{"timeout not a duration", []string{"--write-timeout", "60"}, []string{"-write-timeout", "60"}},
 		{"negative max-streams", []string{"--max-streams", "-1"}, []string{"--max-streams"}},
+		{"memory limit not a size", []string{"--memory-limit", "lots"}, []string{"-memory-limit", "lots"}},
+		{"negative memory limit", []string{"--memory-limit", "-64MiB"}, []string{"-memory-limit", "-64MiB"}},
 		{"negative max-streams-per-credential", []string{"--max-streams-per-credential", "-3"}, []string{"--max-streams-per-credential"}},
 		{"max-streams not a number", []string{"--max-streams", "lots"}, []string{"-max-streams", "lots"}},
 		{"metrics-addr without a port", []string{"--metrics-addr", "127.0.0.1"}, []string{"--metrics-addr", "127.0.0.1"}},

@@ -57,8 +57,8 @@ func (e *env) soak(ctx context.Context, args []string) error {
 		if !durationSet {
 			*duration = 15 * time.Second
 		}
-		if *largeWorld < 1 || *largeWorld > 4096 || *clients < 1 || *clients > 1024 || *duration <= 0 {
-			return usageErrorf("soak: want 1 ≤ -large-world ≤ 4096, 1 ≤ -clients ≤ 1024 and -duration > 0")
+		if *largeWorld < 1 || *largeWorld > 4096 || *clients < 1 || *clients > 1024 || *duration <= 0 || maxRSS <= 0 {
+			return usageErrorf("soak: want 1 ≤ -large-world ≤ 4096, 1 ≤ -clients ≤ 1024, -duration > 0 and -max-rss > 0")
 		}
 		*sample = *duration
 	}

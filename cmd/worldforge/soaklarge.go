@@ -51,12 +51,16 @@ const soakBatchRevision = "2025-03-26"
 const soakRSSInterval = 20 * time.Millisecond
 
 // byteSize is a flag value of a size in bytes: a number with an optional
-// unit B, KiB, MiB, GiB (powers of 1024) or KB, MB, GB (of 1000).
+// unit B, KiB, MiB, GiB (powers of 1024) or KB, MB, GB (of 1000), or 0.
 type byteSize int64
 
 func (b *byteSize) String() string { return formatBytes(int64(*b)) }
 
 func (b *byteSize) Set(s string) error {
+	if strings.TrimSpace(s) == "0" {
+		*b = 0
+		return nil
+	}
 	n, err := parseBytes(s)
 	if err != nil {
 		return err

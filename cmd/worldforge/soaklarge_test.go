@@ -40,6 +40,7 @@ func TestSoakLargeWorldUsage(t *testing.T) {
 		{"soak", "-large-world", "64", "-clients", "0"},
 		{"soak", "-large-world", "64", "-max-rss", "lots"},
 		{"soak", "-large-world", "64", "-max-rss", "0MiB"},
+		{"soak", "-large-world", "64", "-max-rss", "0"},
 	} {
 		r := runMain(t, nil, args...)
 		if exitCode(r.err) != 2 || !strings.Contains(r.err.Error()+r.stderr, "-") {
