@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBenchShort runs the bench command for a few hundred milliseconds a
@@ -24,7 +25,9 @@ func TestBenchShort(t *testing.T) {
 		ts = "../../interop"
 		want = append(want, "TypeScript SDK, pooled", "TypeScript SDK, per request")
 	}
-	r := runMain(t, nil, "bench", "-c", "2", "-duration", "300ms", "-warmup", "100ms", "-reps", "1", "-pin=false",
+	// It builds the mcp-go baseline and starts node: on a busy machine
+	// that alone can take longer than runMain's bound.
+	r := runMainWithin(t, 5*time.Minute, nil, "bench", "-c", "2", "-duration", "300ms", "-warmup", "100ms", "-reps", "1", "-pin=false",
 		"-mcpgo", "../../bench/mcpgo", "-ts", ts)
 	if r.err != nil {
 		t.Fatalf("bench: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.stdout, r.stderr)

@@ -63,14 +63,21 @@ func getenvFrom(m map[string]string) func(string) string {
 // runMain runs the program in-process with env as its environment.
 func runMain(t testing.TB, env map[string]string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
+	return runMainWithin(t, cmdTimeout, env, args...)
+}
+
+// runMainWithin is runMain with another bound on how long the command may
+// take, for a command that builds or starts other programs.
+func runMainWithin(t testing.TB, limit time.Duration, env map[string]string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	err := run(ctx, args, getenvFrom(env), &stdout, &stderr)
 	if ctx.Err() != nil {
 		// The command only ended because the test gave up on it: it hung
 		// (a server that started, a database it kept waiting for).
-		t.Fatalf("worldforge %s: still running after %s (returned %v)", strings.Join(args, " "), cmdTimeout, err)
+		t.Fatalf("worldforge %s: still running after %s (returned %v)", strings.Join(args, " "), limit, err)
 	}
 	return result{stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
