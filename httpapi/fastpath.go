@@ -112,35 +112,119 @@ func newFastResponder(tools ToolRunner) (*fastResponder, error) {
 	return &fastResponder{tools: tools, metaPrefix: prefix}, nil
 }
 
+// fastDecline says why fastToolCall left a request to the go-sdk handler:
+// one code per place it declines, from a fixed list (fastDeclineCodes),
+// which the request log (fast_declined) and the metric
+// worldforge_mcp_requests_total (reason) carry. fastServed: it answered.
+type fastDecline uint8
+
+const (
+	fastServed fastDecline = iota
+	// The server runs without the fast path (serve --fast-path=false).
+	declineDisabled
+	// Mcp-Protocol-Version names a revision the fast path does not serve.
+	declineProtocolVersion
+	// Content-Type is not application/json.
+	declineContentType
+	// Accept does not take both application/json and text/event-stream.
+	declineAccept
+	// The request carries Last-Event-ID (a resumption).
+	declineLastEventID
+	// The body is a JSON array: a batch.
+	declineBatch
+	// The body is JSON but neither an object nor an array.
+	declineNotObject
+	// The body is not a JSON-RPC request the SDK would decode as one
+	// (no "jsonrpc":"2.0", a bad id or method, a response, too deep).
+	declineNotRequest
+	// The request has no id: a notification.
+	declineNotification
+	// The method is not tools/call (initialize, tools/list, …).
+	declineNotToolsCall
+	// The tools/call params are not the plain shape the fast path takes
+	// (keys other than name, arguments and _meta, escaped keys, a _meta
+	// the SDK checks or refuses).
+	declineParams
+	// A 2026-07-28 request whose Mcp-Method or Mcp-Name header does not
+	// match its body.
+	declineMCPHeaders
+	// The request id cannot be encoded as the fast path writes ids.
+	declineID
+	// The tool is not one the server has: the SDK's error.
+	declineUnknownTool
+
+	numFastDeclines
+)
+
+// fastDeclineCodes are the codes of the fastDecline values, by value;
+// fastServed's is "".
+var fastDeclineCodes = [numFastDeclines]string{
+	fastServed:             "",
+	declineDisabled:        "disabled",
+	declineProtocolVersion: "protocol_version",
+	declineContentType:     "content_type",
+	declineAccept:          "accept",
+	declineLastEventID:     "last_event_id",
+	declineBatch:           "batch",
+	declineNotObject:       "not_object",
+	declineNotRequest:      "not_request",
+	declineNotification:    "notification",
+	declineNotToolsCall:    "not_tools_call",
+	declineParams:          "params",
+	declineMCPHeaders:      "mcp_headers",
+	declineID:              "id",
+	declineUnknownTool:     "unknown_tool",
+}
+
+// String returns the decline's code.
+func (d fastDecline) String() string { return fastDeclineCodes[d] }
+
 // fastToolCall answers r if it is a self-contained tools/call (see above)
-// and reports whether it did; when it returns false it has written nothing.
-func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byte) bool {
+// and returns fastServed; otherwise it has written nothing and returns why
+// it declined.
+func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byte) fastDecline {
 	f := s.fast
 	if f == nil {
-		return false
+		return declineDisabled
 	}
 	h := r.Header
 	version := h.Get("Mcp-Protocol-Version")
 	isNew, ok := fastProtocols[version]
-	if !ok ||
-		baseMediaType(h.Get("Content-Type")) != "application/json" ||
-		!acceptsJSONAndStream(h.Values("Accept")) ||
-		len(h.Values("Last-Event-ID")) > 0 {
-		return false
+	if !ok {
+		return declineProtocolVersion
+	}
+	if baseMediaType(h.Get("Content-Type")) != "application/json" {
+		return declineContentType
+	}
+	if !acceptsJSONAndStream(h.Values("Accept")) {
+		return declineAccept
+	}
+	if len(h.Values("Last-Event-ID")) > 0 {
+		return declineLastEventID
 	}
 	if i := firstNonSpace(body); i < 0 || body[i] != '{' {
-		return false // a batch, or not an object: the SDK's
+		// A batch, or not an object: the SDK's.
+		if i >= 0 && body[i] == '[' {
+			return declineBatch
+		}
+		return declineNotObject
 	}
 	req, ok := decodeRequest(body)
-	if !ok || !req.IsCall() || req.Method != methodToolsCall {
-		return false
+	if !ok {
+		return declineNotRequest
+	}
+	if !req.IsCall() {
+		return declineNotification
+	}
+	if req.Method != methodToolsCall {
+		return declineNotToolsCall
 	}
 	params, ok := decodeCallParams(req.Params, isNew)
 	if !ok {
-		return false
+		return declineParams
 	}
 	if isNew && (h.Get("Mcp-Method") != methodToolsCall || h.Get("Mcp-Name") != params.Name) {
-		return false
+		return declineMCPHeaders
 	}
 	buf := responseBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
@@ -148,23 +232,23 @@ func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byt
 	if err := f.encodeHead(buf, req.ID, isNew); err != nil {
 		// The SDK would fail the same way on an id it cannot encode; we
 		// have written nothing and run nothing, so let the SDK answer.
-		return false
+		return declineID
 	}
 	actor := worldforge.ActorFromContext(r.Context())
 	text, stream, isError, ok := f.tools.CallToolStream(r.Context(), actor, params.Name, params.Arguments)
 	if !ok {
-		return false // unknown tool: the SDK's error
+		return declineUnknownTool // the SDK's error
 	}
 	s.fastN.Add(1)
 	if stream != nil {
 		s.fastStream(w, r, buf, stream, isNew)
-		return true
+		return fastServed
 	}
 	f.encodeText(buf, text)
 	f.encodeTail(buf, isError, isNew)
 	writeFastHeader(w)
 	w.Write(buf.Bytes())
-	return true
+	return fastServed
 }
 
 // writeFastHeader sends the fast path's status and headers.

@@ -29,6 +29,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/worldforge-go/worldforge"
 )
 
@@ -311,15 +313,16 @@ func (p *hostPolicy) hostOK(hostport string) bool {
 
 // The buckets.
 
-// limiter keeps one token bucket and one in-flight count per key. Entries
-// whose bucket is full again and that have nothing in flight carry no
-// information (a new entry starts the same way) and are dropped by sweeps,
-// which run at most every sweepEvery or when the map has doubled since the
-// last one, so the map holds about the keys active in the last
-// burst/rate seconds.
+// limiter keeps one token bucket (a golang.org/x/time/rate.Limiter, asked
+// with explicit times so that tests can move the clock) and one in-flight
+// count per key. Entries whose bucket is full again and that have nothing
+// in flight carry no information (a new entry starts the same way) and are
+// dropped by sweeps, which run at most every sweepEvery or when the map
+// has doubled since the last one, so the map holds about the keys active
+// in the last burst/rate seconds.
 type limiter struct {
 	rate    float64 // tokens per second; 0: no rate limit
-	burst   float64
+	burst   int
 	maxConc int // 0: no cap
 	now     func() time.Time
 
@@ -330,8 +333,7 @@ type limiter struct {
 }
 
 type bucket struct {
-	tokens   float64
-	last     time.Time
+	tokens   *rate.Limiter
 	inflight int
 }
 
@@ -340,34 +342,29 @@ const (
 	minSweepSize = 1024
 )
 
-func newLimiter(rate float64, burst, maxConc int, now func() time.Time) *limiter {
-	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
-		rate = 0
+func newLimiter(r float64, burst, maxConc int, now func() time.Time) *limiter {
+	if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		r = 0
 	}
 	if burst <= 0 {
-		burst = max(1, int(math.Ceil(rate)))
+		burst = max(1, int(math.Ceil(r)))
 	}
 	if now == nil {
 		now = time.Now
 	}
 	return &limiter{
-		rate: rate, burst: float64(burst), maxConc: max(0, maxConc), now: now,
+		rate: r, burst: burst, maxConc: max(0, maxConc), now: now,
 		entries: map[string]*bucket{}, sweepAt: minSweepSize,
 	}
 }
 
-// entry returns key's bucket, refilled to now; l.mu is held.
+// entry returns key's bucket; l.mu is held. A new bucket starts full.
 func (l *limiter) entry(key string, now time.Time) *bucket {
 	l.maybeSweep(now)
 	b, ok := l.entries[key]
 	if !ok {
-		b = &bucket{tokens: l.burst, last: now}
+		b = &bucket{tokens: rate.NewLimiter(rate.Limit(l.rate), l.burst)}
 		l.entries[key] = b
-		return b
-	}
-	if dt := now.Sub(b.last).Seconds(); dt > 0 {
-		b.tokens = min(l.burst, b.tokens+dt*l.rate)
-		b.last = now
 	}
 	return b
 }
@@ -382,11 +379,10 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.entry(key, now)
-	if b.tokens >= 1 {
-		b.tokens--
+	if b.tokens.AllowN(now, 1) {
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return false, time.Duration((1 - b.tokens.TokensAt(now)) / l.rate * float64(time.Second))
 }
 
 // acquire counts a request in flight for key unless key is at the cap.
@@ -426,7 +422,7 @@ func (l *limiter) maybeSweep(now time.Time) {
 		if b.inflight > 0 {
 			continue
 		}
-		if l.rate == 0 || b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
+		if l.rate == 0 || b.tokens.TokensAt(now) >= float64(l.burst) {
 			delete(l.entries, k)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/obs"
 )
 
 // sseKeepAlive is how often an open GET /mcp stream sends a comment line,
@@ -70,7 +71,9 @@ func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 		return
 	}
-	if s.fastToolCall(w, r, body) {
+	declined := s.fastToolCall(w, r, body)
+	s.noteMCPPath(r, declined)
+	if declined == fastServed {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -78,6 +81,28 @@ func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
 	// The go-sdk names Go types in some refusals; the client sees them
 	// reworded (sdkerrors.go).
 	s.mcp.ServeHTTP(&sdkErrorWriter{w}, r)
+}
+
+// MCP paths, as the request log (mcp_path) and the metrics (path) name
+// them.
+const (
+	mcpPathFast = "fast"
+	mcpPathSDK  = "sdk"
+)
+
+// noteMCPPath records in the request's observability record and metrics
+// which path answers r: the fast path (declined is fastServed) or the
+// go-sdk handler, and why the fast path declined. Constants only, no
+// allocation.
+func (s *Server) noteMCPPath(r *http.Request, declined fastDecline) {
+	path := mcpPathSDK
+	if declined == fastServed {
+		path = mcpPathFast
+	}
+	obs.FromContext(r.Context()).SetMCPPath(path, declined.String())
+	if s.metrics != nil {
+		s.mcpRequests[declined].Inc()
+	}
 }
 
 // writeRPCError writes a JSON-RPC error response with a null id.

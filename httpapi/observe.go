@@ -17,9 +17,13 @@ package httpapi
 // gets a request id (the client's X-Request-Id when it is sane, else a
 // fresh one), returned as the X-Request-Id response header and carried in
 // the request context (package obs), and one log line at Info once it is
-// answered: request id, method, route pattern, path, the tool names and
-// error codes of a tools/call, the actor's user id and key id (never the
-// credential), status and duration.
+// answered: request id, method, route pattern, path, for an MCP POST the
+// path that answered it (mcp_path: fast or sdk) and, for sdk, why the fast
+// path declined it (fast_declined: one of the fixed codes of fastDecline),
+// the tool names and error codes of a tools/call, the actor's user id and
+// key id (never the credential), status and duration. The metric
+// worldforge_mcp_requests_total{path,reason} counts the MCP POSTs the same
+// way.
 
 import (
 	"context"
@@ -66,6 +70,13 @@ func (s *Server) initOperations() {
 			if err := s.metrics.RegisterStore(st); err != nil {
 				s.log.Error("metrics: store collector", "err", err)
 			}
+		}
+		for d := range numFastDeclines {
+			path := mcpPathSDK
+			if d == fastServed {
+				path = mcpPathFast
+			}
+			s.mcpRequests[d] = s.metrics.MCPRequests(path, d.String())
 		}
 		if !s.opts.SeparateMetrics {
 			s.mux.Handle("GET /metrics", s.metrics.Handler())
@@ -167,13 +178,19 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	if !s.log.Enabled(ctx, level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 11)
+	attrs := make([]slog.Attr, 0, 13)
 	attrs = append(attrs,
 		slog.String(obs.KeyRequestID, snap.ID),
 		slog.String("method", r.Method),
 		slog.String("route", route),
 		slog.String("path", r.URL.Path),
 	)
+	if snap.MCPPath != "" {
+		attrs = append(attrs, slog.String("mcp_path", snap.MCPPath))
+		if snap.FastDeclined != "" {
+			attrs = append(attrs, slog.String("fast_declined", snap.FastDeclined))
+		}
+	}
 	if len(snap.Tools) > 0 {
 		names, codes := make([]string, 0, len(snap.Tools)), []string(nil)
 		for _, c := range snap.Tools {

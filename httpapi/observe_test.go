@@ -377,8 +377,9 @@ func jsonLogger(b *logBuffer) *slog.Logger {
 }
 
 // TestRequestLog: one line per request with the request id (the client's
-// when sane, returned as X-Request-Id), method, route, tool, the actor's
-// user and key ids, status and duration; the credential never appears.
+// when sane, returned as X-Request-Id), method, route, the MCP path that
+// answered (mcp_path, fast_declined), tool, the actor's user and key ids,
+// status and duration; the credential never appears.
 func TestRequestLog(t *testing.T) {
 	for _, fast := range []bool{true, false} {
 		t.Run(fmt.Sprintf("fast=%v", fast), func(t *testing.T) {
@@ -404,6 +405,15 @@ func TestRequestLog(t *testing.T) {
 				if lines[0][k] != v {
 					t.Errorf("request line %s = %v, want %v", k, lines[0][k], v)
 				}
+			}
+			// Which path answered: the fast path, or the go-sdk handler
+			// because this server runs without it.
+			wantPath, wantDeclined := "fast", any(nil)
+			if !fast {
+				wantPath, wantDeclined = "sdk", "disabled"
+			}
+			if lines[0]["mcp_path"] != wantPath || lines[0]["fast_declined"] != wantDeclined {
+				t.Errorf("request line mcp_path %v, fast_declined %v; want %s, %v", lines[0]["mcp_path"], lines[0]["fast_declined"], wantPath, wantDeclined)
 			}
 			if d, ok := lines[0]["duration_ms"].(float64); !ok || d < 0 {
 				t.Errorf("request line duration_ms = %v", lines[0]["duration_ms"])
@@ -435,6 +445,8 @@ func TestRequestLog(t *testing.T) {
 				resp.Body.Close()
 				if lines := logs.find(t, "request", map[string]any{"request_id": resp.Header.Get("X-Request-Id"), "route": "GET /me", "user_id": ts.Owner.ID, "status": float64(200)}); len(lines) != 1 {
 					t.Errorf("GET /me: %d request lines", len(lines))
+				} else if _, ok := lines[0]["mcp_path"]; ok {
+					t.Errorf("GET /me logged an MCP path: %v", lines[0])
 				}
 			}
 			req, _ = http.NewRequest("GET", ts.URL+"/me", nil)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/metrics"
@@ -93,7 +94,10 @@ type Server struct {
 
 	// Operations (observe.go).
 	metrics *metrics.Metrics // nil with DisableMetrics
-	ready   func(context.Context) error
+	// mcpRequests counts the MCP POSTs by the path that answered them,
+	// by fastDecline (unset with DisableMetrics).
+	mcpRequests [numFastDeclines]prometheus.Counter
+	ready       func(context.Context) error
 }
 
 // New returns the HTTP handler for the given parts.

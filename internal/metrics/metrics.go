@@ -6,7 +6,8 @@
 //
 // Labels are bounded: routes are ServeMux patterns (never raw paths),
 // methods one of a fixed list or "other", tools the registered tool names,
-// error codes the worldforge error codes. The README's Operations section
+// error codes the worldforge error codes, the MCP path fast or sdk and the
+// fast path's fixed list of decline reasons. The README's Operations section
 // lists every metric.
 package metrics
 
@@ -39,6 +40,7 @@ type Metrics struct {
 	toolCalls    *prometheus.CounterVec
 	toolDuration *prometheus.HistogramVec
 	toolErrors   *prometheus.CounterVec
+	mcpRequests  *prometheus.CounterVec
 }
 
 // New returns a registry with the Go and process collectors and the HTTP
@@ -71,10 +73,14 @@ func New() *Metrics {
 		Namespace: Namespace, Subsystem: "tool", Name: "errors_total",
 		Help: "MCP tool calls that failed, by tool and error code (not_found, missing_scopes, bad_request, internal, …).",
 	}, []string{"tool", "code"})
+	m.mcpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Subsystem: "mcp", Name: "requests_total",
+		Help: "MCP POSTs to /mcp by the path that answered them (fast: the HTTP layer's fast path; sdk: the go-sdk handler) and, for sdk, the code of why the fast path declined (\"\" for fast).",
+	}, []string{"path", "reason"})
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.httpRequests, m.httpDuration, m.httpInFlight,
+		m.httpRequests, m.httpDuration, m.httpInFlight, m.mcpRequests,
 		m.toolCalls, m.toolDuration, m.toolErrors,
 	)
 	return m
@@ -116,6 +122,14 @@ func (m *Metrics) ObserveTool(tool, code string, d time.Duration) {
 	}
 	m.toolCalls.WithLabelValues(tool, outcome).Inc()
 	m.toolDuration.WithLabelValues(tool).Observe(d.Seconds())
+}
+
+// MCPRequests returns the counter of the MCP POSTs answered by path
+// ("fast" or "sdk") for reason (why the fast path declined; "" for fast),
+// creating it at 0. Callers take the counters of a fixed list of reasons
+// once, so that counting a request is one atomic add.
+func (m *Metrics) MCPRequests(path, reason string) prometheus.Counter {
+	return m.mcpRequests.WithLabelValues(path, reason)
 }
 
 // Method is the method label of an HTTP method: the standard methods as

@@ -27,10 +27,12 @@ type Request struct {
 	// X-Request-Id response header.
 	ID string
 
-	mu     sync.Mutex
-	userID string
-	keyID  string
-	tools  []ToolCall
+	mu           sync.Mutex
+	userID       string
+	keyID        string
+	mcpPath      string
+	fastDeclined string
+	tools        []ToolCall
 }
 
 // ToolCall is one tool call the MCP pipeline ran for a request.
@@ -53,6 +55,19 @@ func (r *Request) SetActor(userID, keyID string) {
 	r.mu.Unlock()
 }
 
+// SetMCPPath records which path answered an MCP POST: path is "fast"
+// (the HTTP layer's fast path) or "sdk" (the go-sdk handler), and declined,
+// for "sdk", the code of why the fast path did not take the request.
+// Both are expected to be constants from a fixed list.
+func (r *Request) SetMCPPath(path, declined string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.mcpPath, r.fastDeclined = path, declined
+	r.mu.Unlock()
+}
+
 // AddToolCall records a finished tool call.
 func (r *Request) AddToolCall(c ToolCall) {
 	if r == nil {
@@ -66,7 +81,10 @@ func (r *Request) AddToolCall(c ToolCall) {
 // Snapshot is a copy of a Request's fields, read once the request is done.
 type Snapshot struct {
 	ID, UserID, KeyID string
-	Tools             []ToolCall
+	// MCPPath and FastDeclined are what SetMCPPath recorded ("" if
+	// nothing: not an MCP POST, or one refused before either path).
+	MCPPath, FastDeclined string
+	Tools                 []ToolCall
 }
 
 // Snapshot returns a copy of the record.
@@ -76,7 +94,7 @@ func (r *Request) Snapshot() Snapshot {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Snapshot{ID: r.ID, UserID: r.userID, KeyID: r.keyID, Tools: append([]ToolCall(nil), r.tools...)}
+	return Snapshot{ID: r.ID, UserID: r.userID, KeyID: r.keyID, MCPPath: r.mcpPath, FastDeclined: r.fastDeclined, Tools: append([]ToolCall(nil), r.tools...)}
 }
 
 type requestKey struct{}
