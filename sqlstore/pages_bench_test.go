@@ -8,7 +8,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
-// BenchmarkPagedLists measures the paged lists' store reads (issue 8) on a
+// BenchmarkPagedLists measures the paged lists' store reads on a
 // world (and an owner) with n rows in each list: the whole list, as the
 // tools read it before paging, against one page of 100 rows, the first and
 // one from the middle (the key of row n/2). Titles and names repeat, so

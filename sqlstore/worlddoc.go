@@ -14,7 +14,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
-// World documents in pieces (issue 8, migration 006).
+// World documents in pieces (migration 006).
 //
 // A world's document of up to DocChunkBytes is kept in worlds.doc, as it
 // always was. A larger one is kept in world_doc_chunks: its bytes exactly
