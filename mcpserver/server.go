@@ -164,15 +164,6 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 // MCP returns the shared go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// ToolNames lists the registered tools in registration order.
-func (s *Server) ToolNames() []string {
-	names := make([]string, len(s.tools))
-	for i, t := range s.tools {
-		names[i] = t.name
-	}
-	return names
-}
-
 // access is a tool's row in the access table: the scopes a credential
 // needs and who, holding them, may call.
 type access struct {
@@ -587,22 +578,11 @@ func (d *destWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// CallToolResult runs the named tool for actor and returns exactly the
-// result the go-sdk handler would send for it; ok is false if no such tool
-// is registered. It is what the HTTP layer's fast path calls.
-func (s *Server) CallToolResult(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (res *mcp.CallToolResult, ok bool) {
-	def, ok := s.byName[name]
-	if !ok {
-		return nil, false
-	}
-	return s.result(ctx, def, actor, args), true
-}
-
-// CallToolText is CallToolResult for in-process callers that encode the
-// result themselves: the text of the result's one content block and
-// whether it is an error. Like CallTool, and unlike CallToolResult, it
-// builds a read_world answer whole whatever its size (no
-// MaxBufferedAnswerBytes).
+// CallToolText runs the named tool for actor, for in-process callers that
+// encode the result themselves: the text of the result's one content block
+// and whether it is an error; ok is false if no such tool is registered.
+// Like CallTool, and unlike the go-sdk handler, it builds a read_world
+// answer whole whatever its size (no MaxBufferedAnswerBytes).
 func (s *Server) CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool) {
 	def, ok := s.byName[name]
 	if !ok {
@@ -679,7 +659,7 @@ func actorOf(ctx context.Context, req *mcp.CallToolRequest) *worldforge.Actor {
 
 // errorText is the text of an error's isError tool result. Domain errors
 // carry their code text; anything else is logged and reported as
-// "internal_error" so no internals leak to the caller.
+// worldforge.InternalErrorText so no internals leak to the caller.
 func errorText(ctx context.Context, log *slog.Logger, tool string, err error) string {
 	var e *worldforge.Error
 	if errors.As(err, &e) {
@@ -688,7 +668,7 @@ func errorText(ctx context.Context, log *slog.Logger, tool string, err error) st
 	// With the context: a logger made with obs.NewHandler adds the
 	// request id.
 	log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
-	return "internal_error"
+	return worldforge.InternalErrorText
 }
 
 // CallTool runs a tool directly, without MCP framing, for in-process
