@@ -17,6 +17,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
@@ -26,7 +27,7 @@ import (
 func newChunkedPair(t testing.TB, chunk int) *pair {
 	t.Helper()
 	db := dbtest.Open(t)
-	db.SetDocChunkBytesForTest(chunk)
+	sqlstoretest.SetDocChunkBytes(db, chunk)
 	ts := testserver.Start(t, db)
 	sdk := httpapi.New(httpapi.Options{Auth: ts.Auth, MCP: ts.Tools.MCP(), Store: ts.DB})
 	return &pair{

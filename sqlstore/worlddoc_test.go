@@ -12,6 +12,7 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -59,7 +60,7 @@ func TestWorldDocChunks(t *testing.T) {
 	const size = 64
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		owner := newUser(t, db, "owner")
 		for name, doc := range docVariants(size) {
 			t.Run(name, func(t *testing.T) {
@@ -158,7 +159,7 @@ func TestWorldDocChunksResize(t *testing.T) {
 		old := `{"grid":"` + strings.Repeat("o", 10*size) + `"}`
 		w := &worldforge.World{OwnerID: owner.ID, Name: "Old", Cols: 1, Rows: 1, JSON: json.RawMessage(old)}
 		must(t, db.CreateWorld(ctx, w))
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		if n := chunkCount(t, db, w.ID); n != 0 {
 			t.Fatalf("%d chunks for an inline document", n)
 		}
@@ -194,11 +195,11 @@ func TestWorldDocChunksResize(t *testing.T) {
 			prev = doc
 		}
 		// A larger size now: the chunked document is still read.
-		db.SetDocChunkBytesForTest(0)
+		sqlstoretest.SetDocChunkBytes(db, 0)
 		checkDoc(t, db, w.ID, prev, true)
 
 		// CreateWorldContent chunks too, in its transaction.
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		big := `{"grid":"` + strings.Repeat("c", 4*size) + `"}`
 		w2 := &worldforge.World{OwnerID: owner.ID, Name: "Generated", JSON: json.RawMessage(big)}
 		must(t, db.CreateWorldContent(ctx, w2, &worldforge.WorldContent{POIs: []worldforge.POI{{Name: "Well", X: 1, Y: 1}}}, owner.ID))
@@ -222,7 +223,7 @@ func TestStreamWorldSnapshot(t *testing.T) {
 	const size = 50
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		owner := newUser(t, db, "owner")
 		v1 := `{"v":"` + strings.Repeat("1", 20*size) + `"}`
 		v2 := `{"v":"` + strings.Repeat("2", 30*size) + `"}`
@@ -256,7 +257,7 @@ func TestStreamWorldConcurrentResize(t *testing.T) {
 	const size = 128
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		owner := newUser(t, db, "owner")
 		docOf := func(version int64) string {
 			// Versions alternate between small and chunked documents.
