@@ -41,6 +41,7 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/argjson"
+	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"github.com/worldforge-go/worldforge/internal/obs"
 	"github.com/worldforge-go/worldforge/review"
 )
@@ -73,15 +74,21 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	Logger *slog.Logger
-	// BenchNoopPayload, when set, registers the tool bench_noop: no scope,
-	// no store, no audit row, answering this JSON document. It exists for
-	// `worldforge bench`, to measure the protocol layer and middleware
-	// alone; serve enables it only with its hidden --bench-noop flag.
-	BenchNoopPayload string
 	// MaxBufferedAnswerBytes bounds a read_world answer that has to be
 	// built whole in memory (see DefaultMaxBufferedAnswerBytes); 0 means
 	// the default.
 	MaxBufferedAnswerBytes int64
+
+	// benchNoopPayload, when set (by internal/benchtool.EnableNoop),
+	// registers the tool bench_noop: no scope, no store, no audit row,
+	// answering this JSON document. It exists for `worldforge bench`, to
+	// measure the protocol layer and middleware alone; serve enables it
+	// only with its hidden --bench-noop flag.
+	benchNoopPayload string
+}
+
+func init() {
+	benchtool.Install(func(opts any, payload string) { opts.(*Options).benchNoopPayload = payload })
 }
 
 // DefaultMaxBufferedAnswerBytes is the largest world document read_world
@@ -93,9 +100,6 @@ type Options struct {
 // from the length the store recorded before anything is read. A plain
 // tools/call on any protocol revision streams the document without limit.
 const DefaultMaxBufferedAnswerBytes = 16 << 20
-
-// ToolBenchNoop is the name of the bench-only tool (see Options).
-const ToolBenchNoop = "bench_noop"
 
 // Server holds the shared MCP server and the store its tools use.
 type Server struct {
@@ -140,9 +144,9 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 		}
 	})
 	regs := registrations
-	if opts != nil && opts.BenchNoopPayload != "" {
-		payload := json.RawMessage(opts.BenchNoopPayload)
-		regs = append(slices.Clone(regs), declare(ToolBenchNoop, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
+	if opts != nil && opts.benchNoopPayload != "" {
+		payload := json.RawMessage(opts.benchNoopPayload)
+		regs = append(slices.Clone(regs), declare(benchtool.NoopTool, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
 			allOf(WhoAnyone), &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
 			func(_ *Server, _ context.Context, c *call, _ *worldforge.IDArgs) (any, error) {
 				c.audited = true
@@ -237,7 +241,7 @@ type ToolAccess struct {
 func (s *Server) AccessTable() []ToolAccess {
 	out := make([]ToolAccess, 0, len(s.tools))
 	for _, t := range s.tools {
-		if t.name == ToolBenchNoop {
+		if t.name == benchtool.NoopTool {
 			continue
 		}
 		out = append(out, ToolAccess{
