@@ -79,6 +79,20 @@ type WorldStore interface {
 	// ReadWorld returns the world and its runtime state together (one
 	// round trip where the engine allows).
 	ReadWorld(ctx context.Context, worldID string) (*World, *WorldRuntime, error)
+	// ReadWorldDeferred is ReadWorld, except that a document kept in
+	// pieces (package sqlstore keeps one above a size) is not read:
+	// w.JSON is then nil and doc describes it. For a document kept whole,
+	// w.JSON holds it and doc is nil or, when the store recorded its form
+	// when writing it, has Inline set. read_world then sends a document
+	// kept in pieces to the client as it reads it (StreamWorld), instead
+	// of holding it whole.
+	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
+	// StreamWorld reads the world, its runtime state and its document
+	// from one snapshot of the store, which no concurrent write changes.
+	// When the document is kept whole, doc is nil and w.JSON holds it;
+	// otherwise w.JSON is nil and doc reads it (what the snapshot held,
+	// however long the caller takes), and the caller must close doc.
+	StreamWorld(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc DocReader, err error)
 	// SetPresence places a player in a world. A cell outside the world's
 	// grid (a side of 0 is unbounded) is bad_request and stores nothing;
 	// the check and the write are atomic with ResizeWorld, so no presence
@@ -379,7 +393,7 @@ func splicesRuntime(obj []byte) bool {
 // around it or just inside its braces, that does not mention "runtime"
 // and has no \u escape. A store that keeps large documents in pieces
 // records it when writing one, so that read_world can send the document
-// as it reads it (see WorldStreamer).
+// as it reads it (see WorldStore.StreamWorld).
 func SplicesRuntime(doc []byte) bool {
 	n := len(doc)
 	if n < 2 || doc[0] != '{' || doc[n-1] != '}' {
@@ -459,23 +473,6 @@ func WorldJSONParts(w *World) (head, tail []byte, err error) {
 		return nil, nil, errors.New("render world: placeholder not found")
 	}
 	return b[:i+len(`"json":`)], b[i+len(marker):], nil
-}
-
-// WorldStreamer is implemented by a store that keeps large world documents
-// in pieces (package sqlstore, above a size). read_world then sends such a
-// document to the client as it reads it, instead of holding it whole.
-type WorldStreamer interface {
-	// ReadWorldDeferred is ReadWorld, except that a document kept in
-	// pieces is not read: w.JSON is then nil and doc describes it. For a
-	// document kept whole, w.JSON holds it and doc is nil or, when the
-	// store recorded its form when writing it, has Inline set.
-	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
-	// StreamWorld reads the world, its runtime state and its document
-	// from one snapshot of the store, which no concurrent write changes.
-	// When the document is kept whole, doc is nil and w.JSON holds it;
-	// otherwise w.JSON is nil and doc reads it (what the snapshot held,
-	// however long the caller takes), and the caller must close doc.
-	StreamWorld(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc DocReader, err error)
 }
 
 // DocInfo describes a world document as the store recorded it when

@@ -216,7 +216,7 @@ func (db *DB) readWorldSnapshot(ctx context.Context, id string) (w *worldforge.W
 	return w, rt, err
 }
 
-// ReadWorldDeferred implements worldforge.WorldStreamer: ReadWorld (the
+// ReadWorldDeferred implements WorldStore.ReadWorldDeferred: ReadWorld (the
 // same one query), except that a chunked document is not read. A whole
 // document written since doc_splice is recorded for every document comes
 // with its DocInfo (Inline) when it splices.
@@ -234,7 +234,7 @@ func (db *DB) ReadWorldDeferred(ctx context.Context, worldID string) (*worldforg
 	return w, rt, m.info(), nil
 }
 
-// StreamWorld implements worldforge.WorldStreamer. A chunked document is
+// StreamWorld implements WorldStore.StreamWorld. A chunked document is
 // copied, chunk by chunk, from one read transaction (a snapshot) into a
 // spool file — an unlinked temporary file in os.TempDir() — and the
 // transaction ends before StreamWorld returns: the DocReader reads the
