@@ -63,8 +63,7 @@ type KeyStore interface {
 // WorldStore keeps worlds, their membership and runtime state.
 type WorldStore interface {
 	CreateWorld(ctx context.Context, w *World) error
-	FindWorldByID(ctx context.Context, id string) (*World, error)
-	// FindWorldHeader is FindWorldByID without the document (JSON nil).
+	// FindWorldHeader returns the world without its document (JSON nil).
 	FindWorldHeader(ctx context.Context, id string) (*World, error)
 	// AddWorldMember sets the user's role in the world (gm, player or
 	// observer), replacing an earlier role. World and user must exist.
@@ -74,8 +73,6 @@ type WorldStore interface {
 	WorldRole(ctx context.Context, worldID, userID string) (string, error)
 	// WorldsWhereGM lists the ids of worlds the user owns or is a GM of.
 	WorldsWhereGM(ctx context.Context, userID string) ([]string, error)
-	// WorldRuntime returns the world's runtime state (empty lists when none).
-	WorldRuntime(ctx context.Context, worldID string) (*WorldRuntime, error)
 	// ReadWorld returns the world and its runtime state together (one
 	// round trip where the engine allows).
 	ReadWorld(ctx context.Context, worldID string) (*World, *WorldRuntime, error)
@@ -157,21 +154,17 @@ type PlayCheck func(presence *Presence, poi *POI) error
 type CampaignStore interface {
 	CreateCampaign(ctx context.Context, c *Campaign) error
 	FindCampaignByID(ctx context.Context, id string) (*Campaign, error)
-	ListCampaigns(ctx context.Context, ownerID string) ([]DocSummary, error)
 
 	CreateQuest(ctx context.Context, q *Quest) error
 	FindQuestByID(ctx context.Context, id string) (*Quest, error)
-	// ListQuests lists the owner's quests, of one campaign when campaignID is set.
-	ListQuests(ctx context.Context, ownerID, campaignID string) ([]DocSummary, error)
 
 	CreateEncounter(ctx context.Context, e *Encounter) error
 	FindEncounterByID(ctx context.Context, id string) (*Encounter, error)
-	ListEncounters(ctx context.Context, ownerID, campaignID string) ([]DocSummary, error)
 
 	// ListCampaignsPage, ListQuestsPage and ListEncountersPage return one
-	// page of what ListCampaigns, ListQuests and ListEncounters list, in
-	// the same order (most recently updated first, then by id; a PageKey
-	// gives UpdatedAt and ID), read through an index.
+	// page of the owner's campaigns, quests and encounters (of one
+	// campaign when campaignID is set), most recently updated first, then
+	// by id (a PageKey gives UpdatedAt and ID), read through an index.
 	ListCampaignsPage(ctx context.Context, ownerID string, q PageQuery) (*Page[DocSummary], error)
 	ListQuestsPage(ctx context.Context, ownerID, campaignID string, q PageQuery) (*Page[DocSummary], error)
 	ListEncountersPage(ctx context.Context, ownerID, campaignID string, q PageQuery) (*Page[DocSummary], error)
@@ -237,10 +230,9 @@ type WikiStore interface {
 	// CreateWikiPage stores the page and its first revision.
 	CreateWikiPage(ctx context.Context, p *WikiPage, authorID string) error
 	FindWikiPageByID(ctx context.Context, id string) (*WikiPage, error)
-	// ListWikiPages lists live pages of a world, of one kind when kind is set.
-	ListWikiPages(ctx context.Context, worldID, kind string) ([]WikiPageSummary, error)
-	// ListWikiPagesPage returns one page of what ListWikiPages lists, in
-	// its order (by title, then id; a PageKey gives Name and ID).
+	// ListWikiPagesPage returns one page of the live pages of a world, of
+	// one kind when kind is set, by title, then id (a PageKey gives Name
+	// and ID).
 	ListWikiPagesPage(ctx context.Context, worldID, kind string, q PageQuery) (*Page[WikiPageSummary], error)
 	SearchWikiPages(ctx context.Context, s WikiSearch) ([]WikiPageSummary, error)
 	// WikiPageHistory lists revisions newest first.
@@ -260,11 +252,9 @@ type AtlasSearch struct {
 type AtlasStore interface {
 	CreateAtlasNode(ctx context.Context, n *AtlasNode) error
 	FindAtlasNodeByID(ctx context.Context, id string) (*AtlasNode, error)
-	// ListAtlasNodes lists a world's nodes, of one level when level > 0.
-	ListAtlasNodes(ctx context.Context, worldID string, level int) ([]AtlasNode, error)
-	// ListAtlasNodesPage returns one page of what ListAtlasNodes lists, in
-	// its order (by level, name, then id; a PageKey gives Level, Name and
-	// ID).
+	// ListAtlasNodesPage returns one page of a world's nodes, of one
+	// level when level > 0, by level, name, then id (a PageKey gives
+	// Level, Name and ID).
 	ListAtlasNodesPage(ctx context.Context, worldID string, level int, q PageQuery) (*Page[AtlasNode], error)
 	SearchAtlasNodes(ctx context.Context, s AtlasSearch) ([]AtlasNode, error)
 	CountAtlasNodes(ctx context.Context, worldID string) (int, error)
@@ -287,10 +277,8 @@ type POIStore interface {
 type LoreStore interface {
 	// UpsertLore creates or replaces an entity (its version rises by one).
 	UpsertLore(ctx context.Context, e *LoreEntity) error
-	// ListLore lists a world's entities, of one collection when set.
-	ListLore(ctx context.Context, worldID, collection string) ([]LoreEntity, error)
-	// ListLoreByNamePage returns one page of a collection's entities in
-	// ListLore's order (by name, then id; a PageKey gives Name and ID).
+	// ListLoreByNamePage returns one page of a collection's entities by
+	// name, then id (a PageKey gives Name and ID).
 	// Only the collection "factions" (list_factions) has an index in that
 	// order; another collection is sorted whole for each page. An unknown
 	// collection is bad_request.

@@ -45,11 +45,11 @@ func newChunkedPair(t testing.TB, chunk int) *pair {
 func inMemoryAnswer(t testing.TB, db *sqlstore.DB, id string) string {
 	t.Helper()
 	ctx := context.Background()
-	w, err := db.FindWorldByID(ctx, id)
+	w, err := dbtest.World(ctx, db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := db.WorldRuntime(ctx, id)
+	rt, err := dbtest.Runtime(ctx, db, id)
 	if err != nil {
 		t.Fatal(err)
 	}

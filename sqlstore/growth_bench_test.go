@@ -120,7 +120,7 @@ func BenchmarkListLore(b *testing.B) {
 		b.Run(fmt.Sprintf("one-collection/entities=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := db.ListLore(ctx, w.ID, "deities"); err != nil {
+				if _, err := db.ListLoreForTest(ctx, w.ID, "deities"); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -128,7 +128,7 @@ func BenchmarkListLore(b *testing.B) {
 		b.Run(fmt.Sprintf("all/entities=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := db.ListLore(ctx, w.ID, ""); err != nil {
+				if _, err := db.ListLoreForTest(ctx, w.ID, ""); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -27,8 +27,8 @@ import (
 // chunks in their own transaction. A world's document changes only with
 // its version (a new world is version 1; a resize raises it).
 //
-// Readers that need the whole document (FindWorldByID, ReadWorld,
-// ResizeWorld) read the world row as before; only when it says "chunked"
+// Readers that need the whole document (ReadWorld, ResizeWorld) read the
+// world row as before; only when it says "chunked"
 // do they read the row again with the chunks in one read transaction (a
 // snapshot: REPEATABLE READ on PostgreSQL, a deferred transaction on the
 // SQLite reader in WAL mode), so a concurrent resize never tears a
@@ -178,26 +178,6 @@ func (db *DB) snapshot(ctx context.Context, fn func(q querier) error) error {
 	}
 	defer tx.Rollback() // read only: nothing to commit
 	return fn(querier{p: db.reader, tx: tx})
-}
-
-// findWorldSnapshot is FindWorldByID for a world whose document was seen
-// chunked: the row again and its chunks, from one snapshot.
-func (db *DB) findWorldSnapshot(ctx context.Context, id string) (*worldforge.World, error) {
-	var w *worldforge.World
-	err := db.snapshot(ctx, func(q querier) error {
-		var (
-			m   docMeta
-			err error
-		)
-		if w, m, err = scanWorld(q.queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", id)); err != nil {
-			return err
-		}
-		if m.chunked {
-			w.JSON, err = readChunks(ctx, q, id, m.len)
-		}
-		return err
-	})
-	return w, err
 }
 
 // readWorldSnapshot is ReadWorld for a world whose document was seen

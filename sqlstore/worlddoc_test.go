@@ -85,7 +85,7 @@ func TestWorldDocChunks(t *testing.T) {
 func checkDoc(t *testing.T, db *sqlstore.DB, worldID, doc string, chunked bool) {
 	t.Helper()
 	ctx := t.Context()
-	got, err := db.FindWorldByID(ctx, worldID)
+	got, err := dbtest.World(ctx, db, worldID)
 	must(t, err)
 	if string(got.JSON) != doc {
 		t.Errorf("FindWorldByID: %d bytes %.60q…, want %d bytes %.60q…", len(got.JSON), got.JSON, len(doc), doc)
@@ -322,7 +322,7 @@ func readOnce(ctx context.Context, db *sqlstore.DB, id string, docOf func(int64)
 	if want := docOf(w.Version); string(doc) != want {
 		return fmt.Errorf("version %d: read %.50q… (%d bytes), want %.50q… (%d bytes)", w.Version, doc, len(doc), want, len(want))
 	}
-	f, err := db.FindWorldByID(ctx, id)
+	f, err := dbtest.World(ctx, db, id)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestStreamWorldHoldsNoSlot(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		if _, err := db.FindWorldByID(ctx, w.ID); err != nil {
+		if _, err := dbtest.World(ctx, db, w.ID); err != nil {
 			t.Fatalf("a read with %d streams open: %v", readers, err)
 		}
 		for i, r := range open {

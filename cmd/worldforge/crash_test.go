@@ -258,7 +258,7 @@ func checkCrashState(t testing.TB, db *sqlstore.DB, dsn, owner string, ids []str
 	}
 
 	// Quests by name (the names are unique by construction).
-	quests, err := db.ListQuests(ctx, owner, "")
+	quests, err := dbtest.Quests(ctx, db, owner, "")
 	if err != nil {
 		t.Fatalf("ListQuests: %v", err)
 	}
