@@ -362,7 +362,7 @@ func TestCampaigns(t *testing.T) {
 		none, err := dbtest.Campaigns(ctx, db, "user_nobody")
 		must(t, err)
 		if none == nil || len(none) != 0 {
-			t.Errorf("ListCampaigns(nobody) = %#v, want empty", none)
+			t.Errorf("Campaigns(nobody) = %#v, want empty", none)
 		}
 	})
 }

@@ -88,7 +88,7 @@ func checkDoc(t *testing.T, db *sqlstore.DB, worldID, doc string, chunked bool) 
 	got, err := dbtest.World(ctx, db, worldID)
 	must(t, err)
 	if string(got.JSON) != doc {
-		t.Errorf("FindWorldByID: %d bytes %.60q…, want %d bytes %.60q…", len(got.JSON), got.JSON, len(doc), doc)
+		t.Errorf("ReadWorld: %d bytes %.60q…, want %d bytes %.60q…", len(got.JSON), got.JSON, len(doc), doc)
 	}
 	rw, _, err := db.ReadWorld(ctx, worldID)
 	must(t, err)
@@ -96,7 +96,7 @@ func checkDoc(t *testing.T, db *sqlstore.DB, worldID, doc string, chunked bool) 
 		t.Errorf("ReadWorld: %.60q…, want %.60q…", rw.JSON, doc)
 	}
 	if rw.Version != got.Version || rw.Cols != got.Cols {
-		t.Errorf("ReadWorld header %+v, FindWorldByID %+v", rw, got)
+		t.Errorf("ReadWorld read twice: %+v, then %+v", got, rw)
 	}
 	dw, _, info, err := db.ReadWorldDeferred(ctx, worldID)
 	must(t, err)
@@ -327,7 +327,7 @@ func readOnce(ctx context.Context, db *sqlstore.DB, id string, docOf func(int64)
 		return err
 	}
 	if want := docOf(f.Version); string(f.JSON) != want {
-		return fmt.Errorf("FindWorldByID version %d: %d bytes, want %d", f.Version, len(f.JSON), len(want))
+		return fmt.Errorf("ReadWorld version %d: %d bytes, want %d", f.Version, len(f.JSON), len(want))
 	}
 	return nil
 }

@@ -263,7 +263,7 @@ func checkCrashState(t testing.TB, db *sqlstore.DB, dsn, owner string, ids []str
 		t.Fatalf("ListQuests: %v", err)
 	}
 	if len(quests) != nQuests {
-		t.Errorf("ListQuests(owner) = %d quests, the table has %d", len(quests), nQuests)
+		t.Errorf("Quests(owner) = %d quests, the table has %d", len(quests), nQuests)
 	}
 	byName := map[string][]wf.DocSummary{}
 	for _, q := range quests {
