@@ -21,6 +21,11 @@ const (
 	EInternal         = "internal"
 	EUnavailable      = "unavailable"
 
+	// InternalErrorText is the whole text of the isError tool result for
+	// an internal error (code EInternal): no detail, so no internals leak.
+	// It is what MCP clients see on the wire; REST answers say EInternal.
+	InternalErrorText = "internal_error"
+
 	// Abuse limits (package httpapi): transport refusals, never tool
 	// results.
 	ERateLimited   = "rate_limited"   // over a credential's rate or concurrency limit (429, Retry-After)

@@ -63,8 +63,7 @@ type KeyStore interface {
 // WorldStore keeps worlds, their membership and runtime state.
 type WorldStore interface {
 	CreateWorld(ctx context.Context, w *World) error
-	FindWorldByID(ctx context.Context, id string) (*World, error)
-	// FindWorldHeader is FindWorldByID without the document (JSON nil).
+	// FindWorldHeader returns the world without its document (JSON nil).
 	FindWorldHeader(ctx context.Context, id string) (*World, error)
 	// AddWorldMember sets the user's role in the world (gm, player or
 	// observer), replacing an earlier role. World and user must exist.
@@ -74,11 +73,23 @@ type WorldStore interface {
 	WorldRole(ctx context.Context, worldID, userID string) (string, error)
 	// WorldsWhereGM lists the ids of worlds the user owns or is a GM of.
 	WorldsWhereGM(ctx context.Context, userID string) ([]string, error)
-	// WorldRuntime returns the world's runtime state (empty lists when none).
-	WorldRuntime(ctx context.Context, worldID string) (*WorldRuntime, error)
 	// ReadWorld returns the world and its runtime state together (one
 	// round trip where the engine allows).
 	ReadWorld(ctx context.Context, worldID string) (*World, *WorldRuntime, error)
+	// ReadWorldDeferred is ReadWorld, except that a document kept in
+	// pieces (package sqlstore keeps one above a size) is not read:
+	// w.JSON is then nil and doc describes it. For a document kept whole,
+	// w.JSON holds it and doc is nil or, when the store recorded its form
+	// when writing it, has Inline set. read_world then sends a document
+	// kept in pieces to the client as it reads it (StreamWorld), instead
+	// of holding it whole.
+	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
+	// StreamWorld reads the world, its runtime state and its document
+	// from one snapshot of the store, which no concurrent write changes.
+	// When the document is kept whole, doc is nil and w.JSON holds it;
+	// otherwise w.JSON is nil and doc reads it (what the snapshot held,
+	// however long the caller takes), and the caller must close doc.
+	StreamWorld(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc DocReader, err error)
 	// SetPresence places a player in a world. A cell outside the world's
 	// grid (a side of 0 is unbounded) is bad_request and stores nothing;
 	// the check and the write are atomic with ResizeWorld, so no presence
@@ -143,21 +154,17 @@ type PlayCheck func(presence *Presence, poi *POI) error
 type CampaignStore interface {
 	CreateCampaign(ctx context.Context, c *Campaign) error
 	FindCampaignByID(ctx context.Context, id string) (*Campaign, error)
-	ListCampaigns(ctx context.Context, ownerID string) ([]DocSummary, error)
 
 	CreateQuest(ctx context.Context, q *Quest) error
 	FindQuestByID(ctx context.Context, id string) (*Quest, error)
-	// ListQuests lists the owner's quests, of one campaign when campaignID is set.
-	ListQuests(ctx context.Context, ownerID, campaignID string) ([]DocSummary, error)
 
 	CreateEncounter(ctx context.Context, e *Encounter) error
 	FindEncounterByID(ctx context.Context, id string) (*Encounter, error)
-	ListEncounters(ctx context.Context, ownerID, campaignID string) ([]DocSummary, error)
 
 	// ListCampaignsPage, ListQuestsPage and ListEncountersPage return one
-	// page of what ListCampaigns, ListQuests and ListEncounters list, in
-	// the same order (most recently updated first, then by id; a PageKey
-	// gives UpdatedAt and ID), read through an index.
+	// page of the owner's campaigns, quests and encounters (of one
+	// campaign when campaignID is set), most recently updated first, then
+	// by id (a PageKey gives UpdatedAt and ID), read through an index.
 	ListCampaignsPage(ctx context.Context, ownerID string, q PageQuery) (*Page[DocSummary], error)
 	ListQuestsPage(ctx context.Context, ownerID, campaignID string, q PageQuery) (*Page[DocSummary], error)
 	ListEncountersPage(ctx context.Context, ownerID, campaignID string, q PageQuery) (*Page[DocSummary], error)
@@ -223,10 +230,9 @@ type WikiStore interface {
 	// CreateWikiPage stores the page and its first revision.
 	CreateWikiPage(ctx context.Context, p *WikiPage, authorID string) error
 	FindWikiPageByID(ctx context.Context, id string) (*WikiPage, error)
-	// ListWikiPages lists live pages of a world, of one kind when kind is set.
-	ListWikiPages(ctx context.Context, worldID, kind string) ([]WikiPageSummary, error)
-	// ListWikiPagesPage returns one page of what ListWikiPages lists, in
-	// its order (by title, then id; a PageKey gives Name and ID).
+	// ListWikiPagesPage returns one page of the live pages of a world, of
+	// one kind when kind is set, by title, then id (a PageKey gives Name
+	// and ID).
 	ListWikiPagesPage(ctx context.Context, worldID, kind string, q PageQuery) (*Page[WikiPageSummary], error)
 	SearchWikiPages(ctx context.Context, s WikiSearch) ([]WikiPageSummary, error)
 	// WikiPageHistory lists revisions newest first.
@@ -246,11 +252,9 @@ type AtlasSearch struct {
 type AtlasStore interface {
 	CreateAtlasNode(ctx context.Context, n *AtlasNode) error
 	FindAtlasNodeByID(ctx context.Context, id string) (*AtlasNode, error)
-	// ListAtlasNodes lists a world's nodes, of one level when level > 0.
-	ListAtlasNodes(ctx context.Context, worldID string, level int) ([]AtlasNode, error)
-	// ListAtlasNodesPage returns one page of what ListAtlasNodes lists, in
-	// its order (by level, name, then id; a PageKey gives Level, Name and
-	// ID).
+	// ListAtlasNodesPage returns one page of a world's nodes, of one
+	// level when level > 0, by level, name, then id (a PageKey gives
+	// Level, Name and ID).
 	ListAtlasNodesPage(ctx context.Context, worldID string, level int, q PageQuery) (*Page[AtlasNode], error)
 	SearchAtlasNodes(ctx context.Context, s AtlasSearch) ([]AtlasNode, error)
 	CountAtlasNodes(ctx context.Context, worldID string) (int, error)
@@ -273,10 +277,8 @@ type POIStore interface {
 type LoreStore interface {
 	// UpsertLore creates or replaces an entity (its version rises by one).
 	UpsertLore(ctx context.Context, e *LoreEntity) error
-	// ListLore lists a world's entities, of one collection when set.
-	ListLore(ctx context.Context, worldID, collection string) ([]LoreEntity, error)
-	// ListLoreByNamePage returns one page of a collection's entities in
-	// ListLore's order (by name, then id; a PageKey gives Name and ID).
+	// ListLoreByNamePage returns one page of a collection's entities by
+	// name, then id (a PageKey gives Name and ID).
 	// Only the collection "factions" (list_factions) has an index in that
 	// order; another collection is sorted whole for each page. An unknown
 	// collection is bad_request.
@@ -379,7 +381,7 @@ func splicesRuntime(obj []byte) bool {
 // around it or just inside its braces, that does not mention "runtime"
 // and has no \u escape. A store that keeps large documents in pieces
 // records it when writing one, so that read_world can send the document
-// as it reads it (see WorldStreamer).
+// as it reads it (see WorldStore.StreamWorld).
 func SplicesRuntime(doc []byte) bool {
 	n := len(doc)
 	if n < 2 || doc[0] != '{' || doc[n-1] != '}' {
@@ -459,23 +461,6 @@ func WorldJSONParts(w *World) (head, tail []byte, err error) {
 		return nil, nil, errors.New("render world: placeholder not found")
 	}
 	return b[:i+len(`"json":`)], b[i+len(marker):], nil
-}
-
-// WorldStreamer is implemented by a store that keeps large world documents
-// in pieces (package sqlstore, above a size). read_world then sends such a
-// document to the client as it reads it, instead of holding it whole.
-type WorldStreamer interface {
-	// ReadWorldDeferred is ReadWorld, except that a document kept in
-	// pieces is not read: w.JSON is then nil and doc describes it. For a
-	// document kept whole, w.JSON holds it and doc is nil or, when the
-	// store recorded its form when writing it, has Inline set.
-	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
-	// StreamWorld reads the world, its runtime state and its document
-	// from one snapshot of the store, which no concurrent write changes.
-	// When the document is kept whole, doc is nil and w.JSON holds it;
-	// otherwise w.JSON is nil and doc reads it (what the snapshot held,
-	// however long the caller takes), and the caller must close doc.
-	StreamWorld(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc DocReader, err error)
 }
 
 // DocInfo describes a world document as the store recorded it when

@@ -393,8 +393,8 @@ func testCreateWorldSeeds(t *testing.T, db *sqlstore.DB) {
 			}
 			// The integer returned gives the same world.
 			again, _, isErr := create(url, mustJSON(r.Seed))
-			w1, err1 := db.FindWorldByID(ctx, r.ID)
-			w2, err2 := db.FindWorldByID(ctx, again.ID)
+			w1, err1 := dbtest.World(ctx, db, r.ID)
+			w2, err2 := dbtest.World(ctx, db, again.ID)
 			if isErr || err1 != nil || err2 != nil || string(w1.JSON) != string(w2.JSON) || w1.Seed != c.want {
 				t.Errorf("seed %s and its integer %d give different worlds (%v %v)", c.seed, r.Seed, err1, err2)
 			}

@@ -323,7 +323,7 @@ func (s *Server) fastStream(w http.ResponseWriter, r *http.Request, buf *bytes.B
 		head := buf.Bytes()
 		var out bytes.Buffer
 		out.Write(head)
-		s.fast.encodeText(&out, "internal_error")
+		s.fast.encodeText(&out, worldforge.InternalErrorText)
 		s.fast.encodeTail(&out, true, isNew)
 		writeFastHeader(w)
 		w.Write(out.Bytes())

@@ -36,15 +36,6 @@ func (s *Server) routes() []route {
 	}
 }
 
-// RouteScopes returns the route → scope table.
-func (s *Server) RouteScopes() map[string][]string {
-	out := map[string][]string{}
-	for _, rt := range s.routes() {
-		out[rt.pattern] = rt.scopes
-	}
-	return out
-}
-
 // gate refuses an actor without every one of scopes (missing_scopes, 403).
 func gate(scopes []string, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -91,7 +91,7 @@ func TestPlayerToolsHiddenPOI(t *testing.T) {
 			if err != nil || len(p.Items) != 1 || p.Version != 1 {
 				t.Errorf("%s: POI changed: %+v %v", name, p, err)
 			}
-			rt, err := db.WorldRuntime(ctx, w)
+			rt, err := dbtest.Runtime(ctx, db, w)
 			if err != nil || len(rt.OpenedPOIs) != 0 || len(rt.PickedItems) != 0 {
 				t.Errorf("%s: runtime changed: %+v %v", name, rt, err)
 			}

@@ -15,6 +15,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
@@ -29,7 +30,7 @@ import (
 func TestReadWorldBufferedCap(t *testing.T) {
 	const chunk, limit = 256, 2000
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
-		db.SetDocChunkBytesForTest(chunk)
+		sqlstoretest.SetDocChunkBytes(db, chunk)
 		ts := testserver.StartWith(t, db, testserver.Config{MaxBufferedAnswerBytes: limit})
 		key := ts.Key(t, ts.Owner, wf.ScopeAll)
 		ctx := context.Background()

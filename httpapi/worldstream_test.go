@@ -17,6 +17,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
@@ -26,7 +27,7 @@ import (
 func newChunkedPair(t testing.TB, chunk int) *pair {
 	t.Helper()
 	db := dbtest.Open(t)
-	db.SetDocChunkBytesForTest(chunk)
+	sqlstoretest.SetDocChunkBytes(db, chunk)
 	ts := testserver.Start(t, db)
 	sdk := httpapi.New(httpapi.Options{Auth: ts.Auth, MCP: ts.Tools.MCP(), Store: ts.DB})
 	return &pair{
@@ -44,11 +45,11 @@ func newChunkedPair(t testing.TB, chunk int) *pair {
 func inMemoryAnswer(t testing.TB, db *sqlstore.DB, id string) string {
 	t.Helper()
 	ctx := context.Background()
-	w, err := db.FindWorldByID(ctx, id)
+	w, err := dbtest.World(ctx, db, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := db.WorldRuntime(ctx, id)
+	rt, err := dbtest.Runtime(ctx, db, id)
 	if err != nil {
 		t.Fatal(err)
 	}

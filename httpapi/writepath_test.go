@@ -58,7 +58,7 @@ func TestProposeAndCommitQuest(t *testing.T) {
 		if n := s.AuditCount(t) - before; n != 1 {
 			t.Errorf("propose: %d audit rows", n)
 		}
-		quests, _ := db.ListQuests(t.Context(), s.Owner.ID, "")
+		quests, _ := dbtest.Quests(t.Context(), db, s.Owner.ID, "")
 		if len(quests) != 1 { // the seeded one only
 			t.Fatalf("a proposal created a quest: %+v", quests)
 		}
@@ -224,7 +224,7 @@ func TestReviewQueue(t *testing.T) {
 		if status, body := rest(t, "POST", s.URL+"/proposals/"+place.ProposalID+"/commit", gmTok, ""); status != 200 {
 			t.Fatalf("atlas commit: %d %s", status, body)
 		}
-		nodes, _ := db.ListAtlasNodes(ctx, w, 0)
+		nodes, _ := dbtest.AtlasNodes(ctx, db, w, 0)
 		found := false
 		for _, n := range nodes {
 			if n.Name == "Bell Rock" && n.ParentID == s.Node.ID && n.Level == s.Node.Level+1 {
@@ -237,7 +237,7 @@ func TestReviewQueue(t *testing.T) {
 		if status, body := rest(t, "POST", s.URL+"/proposals/"+lore.ProposalID+"/commit", ownerTok, ""); status != 200 {
 			t.Fatalf("lore commit: %d %s", status, body)
 		}
-		entities, _ := db.ListLore(ctx, w, "")
+		entities, _ := dbtest.Lore(ctx, db, w, "")
 		have := map[string]bool{}
 		for _, e := range entities {
 			have[e.Collection+"/"+e.ID] = true

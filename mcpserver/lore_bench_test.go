@@ -16,7 +16,7 @@ import (
 // BenchmarkListLore runs list_lore in-process (no HTTP), result rendered to
 // JSON, on a world of n entities in 17 collections that refer to each
 // other, with an issue of every kind in one row of 17 entities out of
-// 1,000 (issue 8). Run with
+// 1,000. Run with
 // go test -run XXX -bench ListLore -benchtime 20x ./mcpserver
 func BenchmarkListLore(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {

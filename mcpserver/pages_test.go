@@ -171,7 +171,7 @@ func pagedTools(s *pagedServer) []pagedTool {
 	return []pagedTool{
 		{tool: wf.ToolListCampaigns, args: map[string]any{}, parts: []string{"campaigns"},
 			whole: func(t *testing.T) map[string][]string {
-				l, err := db.ListCampaigns(ctx, owner)
+				l, err := dbtest.Campaigns(ctx, db, owner)
 				return map[string][]string{"campaigns": idsOf(t, l, err, docSummaryID)}
 			},
 			insert: func(t *testing.T, n int) {
@@ -181,7 +181,7 @@ func pagedTools(s *pagedServer) []pagedTool {
 			}},
 		{tool: wf.ToolListQuests, args: map[string]any{"campaign_id": camp}, parts: []string{"quests"},
 			whole: func(t *testing.T) map[string][]string {
-				l, err := db.ListQuests(ctx, owner, camp)
+				l, err := dbtest.Quests(ctx, db, owner, camp)
 				return map[string][]string{"quests": idsOf(t, l, err, docSummaryID)}
 			},
 			insert: func(t *testing.T, n int) {
@@ -191,7 +191,7 @@ func pagedTools(s *pagedServer) []pagedTool {
 			}},
 		{tool: wf.ToolListEncounters, args: map[string]any{}, parts: []string{"encounters"},
 			whole: func(t *testing.T) map[string][]string {
-				l, err := db.ListEncounters(ctx, owner, "")
+				l, err := dbtest.Encounters(ctx, db, owner, "")
 				return map[string][]string{"encounters": idsOf(t, l, err, docSummaryID)}
 			},
 			insert: func(t *testing.T, n int) {
@@ -201,7 +201,7 @@ func pagedTools(s *pagedServer) []pagedTool {
 			}},
 		{tool: wf.ToolListWikiPages, args: map[string]any{"world_id": w}, parts: []string{"pages"},
 			whole: func(t *testing.T) map[string][]string {
-				l, err := db.ListWikiPages(ctx, w, "")
+				l, err := dbtest.WikiPages(ctx, db, w, "")
 				return map[string][]string{"pages": idsOf(t, l, err, wikiSummaryID)}
 			},
 			insert: func(t *testing.T, n int) {
@@ -211,7 +211,7 @@ func pagedTools(s *pagedServer) []pagedTool {
 			}},
 		{tool: wf.ToolListAtlasPlaces, args: map[string]any{"world_id": w}, parts: []string{"places"},
 			whole: func(t *testing.T) map[string][]string {
-				l, err := db.ListAtlasNodes(ctx, w, 0)
+				l, err := dbtest.AtlasNodes(ctx, db, w, 0)
 				return map[string][]string{"places": idsOf(t, l, err, atlasNodeID)}
 			},
 			insert: func(t *testing.T, n int) {
@@ -221,8 +221,8 @@ func pagedTools(s *pagedServer) []pagedTool {
 			}},
 		{tool: wf.ToolListFactions, args: map[string]any{"world_id": w}, parts: []string{"pages", "lore"},
 			whole: func(t *testing.T) map[string][]string {
-				p, err := db.ListWikiPages(ctx, w, wf.WikiKindFaction)
-				l, err2 := db.ListLore(ctx, w, "factions")
+				p, err := dbtest.WikiPages(ctx, db, w, wf.WikiKindFaction)
+				l, err2 := dbtest.Lore(ctx, db, w, "factions")
 				return map[string][]string{"pages": idsOf(t, p, err, wikiSummaryID), "lore": idsOf(t, l, err2, loreEntityID)}
 			},
 			insert: func(t *testing.T, n int) {
@@ -297,19 +297,19 @@ func TestPagedToolsSmallAnswersUnchanged(t *testing.T) {
 			}
 			return string(b)
 		}
-		campaigns, err := db.ListCampaigns(ctx, s.Owner.ID)
+		campaigns, err := dbtest.Campaigns(ctx, db, s.Owner.ID)
 		must(t, err)
-		quests, err := db.ListQuests(ctx, s.Owner.ID, s.Campaign.ID)
+		quests, err := dbtest.Quests(ctx, db, s.Owner.ID, s.Campaign.ID)
 		must(t, err)
-		encounters, err := db.ListEncounters(ctx, s.Owner.ID, "")
+		encounters, err := dbtest.Encounters(ctx, db, s.Owner.ID, "")
 		must(t, err)
-		pages, err := db.ListWikiPages(ctx, w, "")
+		pages, err := dbtest.WikiPages(ctx, db, w, "")
 		must(t, err)
-		factionPages, err := db.ListWikiPages(ctx, w, wf.WikiKindFaction)
+		factionPages, err := dbtest.WikiPages(ctx, db, w, wf.WikiKindFaction)
 		must(t, err)
-		lore, err := db.ListLore(ctx, w, "factions")
+		lore, err := dbtest.Lore(ctx, db, w, "factions")
 		must(t, err)
-		places, err := db.ListAtlasNodes(ctx, w, 1)
+		places, err := dbtest.AtlasNodes(ctx, db, w, 1)
 		must(t, err)
 		var loreRaw []json.RawMessage
 		for _, e := range lore {

@@ -21,26 +21,10 @@ import (
 // list_factions, list_atlas_places — are in pages.go.)
 
 func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
-	st, ok := s.store.(wf.WorldStreamer)
-	if !ok {
-		w, rt, err := s.store.ReadWorld(ctx, in.ID)
-		if err != nil {
-			return nil, storeErr(err)
-		}
-		if err := ownedBy(c, w.OwnerID); err != nil {
-			return nil, err
-		}
-		out, err := wf.WorldWithRuntimeJSON(w, rt)
-		if err != nil {
-			return nil, err
-		}
-		c.target("world", w.ID, w.ID)
-		return out, nil
-	}
 	// The same one query as ReadWorld; a document kept in pieces is left
 	// in the store, to be read from one snapshot once the audit row is
 	// committed (worldText).
-	w, rt, doc, err := st.ReadWorldDeferred(ctx, in.ID)
+	w, rt, doc, err := s.store.ReadWorldDeferred(ctx, in.ID)
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -52,7 +36,7 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 			return nil, err
 		}
 		c.target("world", w.ID, w.ID)
-		return &worldText{store: st, id: w.ID, owner: c.owner, buffered: c.buffered, limit: s.maxBuffered}, nil
+		return &worldText{store: s.store, id: w.ID, owner: c.owner, buffered: c.buffered, limit: s.maxBuffered}, nil
 	}
 	render := wf.WorldWithRuntimeJSON
 	if doc != nil && doc.SplicesRuntime {
@@ -91,7 +75,7 @@ func checkBuffered(doc wf.DocInfo, buffered bool, limit int64) error {
 // the call's audit row is committed, without holding the document whole
 // when the runtime state can be spliced into it.
 type worldText struct {
-	store wf.WorldStreamer
+	store wf.WorldStore
 	id    string
 	owner string
 	// buffered and limit are checkBuffered's, checked again on the

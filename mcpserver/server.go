@@ -41,6 +41,7 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/argjson"
+	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"github.com/worldforge-go/worldforge/internal/obs"
 	"github.com/worldforge-go/worldforge/review"
 )
@@ -73,15 +74,21 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	Logger *slog.Logger
-	// BenchNoopPayload, when set, registers the tool bench_noop: no scope,
-	// no store, no audit row, answering this JSON document. It exists for
-	// `worldforge bench`, to measure the protocol layer and middleware
-	// alone; serve enables it only with its hidden --bench-noop flag.
-	BenchNoopPayload string
 	// MaxBufferedAnswerBytes bounds a read_world answer that has to be
 	// built whole in memory (see DefaultMaxBufferedAnswerBytes); 0 means
 	// the default.
 	MaxBufferedAnswerBytes int64
+
+	// benchNoopPayload, when set (by internal/benchtool.EnableNoop),
+	// registers the tool bench_noop: no scope, no store, no audit row,
+	// answering this JSON document. It exists for `worldforge bench`, to
+	// measure the protocol layer and middleware alone; serve enables it
+	// only with its hidden --bench-noop flag.
+	benchNoopPayload string
+}
+
+func init() {
+	benchtool.Install(func(opts any, payload string) { opts.(*Options).benchNoopPayload = payload })
 }
 
 // DefaultMaxBufferedAnswerBytes is the largest world document read_world
@@ -93,9 +100,6 @@ type Options struct {
 // from the length the store recorded before anything is read. A plain
 // tools/call on any protocol revision streams the document without limit.
 const DefaultMaxBufferedAnswerBytes = 16 << 20
-
-// ToolBenchNoop is the name of the bench-only tool (see Options).
-const ToolBenchNoop = "bench_noop"
 
 // Server holds the shared MCP server and the store its tools use.
 type Server struct {
@@ -140,9 +144,9 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 		}
 	})
 	regs := registrations
-	if opts != nil && opts.BenchNoopPayload != "" {
-		payload := json.RawMessage(opts.BenchNoopPayload)
-		regs = append(slices.Clone(regs), declare(ToolBenchNoop, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
+	if opts != nil && opts.benchNoopPayload != "" {
+		payload := json.RawMessage(opts.benchNoopPayload)
+		regs = append(slices.Clone(regs), declare(benchtool.NoopTool, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
 			allOf(WhoAnyone), &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
 			func(_ *Server, _ context.Context, c *call, _ *worldforge.IDArgs) (any, error) {
 				c.audited = true
@@ -163,15 +167,6 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 
 // MCP returns the shared go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
-
-// ToolNames lists the registered tools in registration order.
-func (s *Server) ToolNames() []string {
-	names := make([]string, len(s.tools))
-	for i, t := range s.tools {
-		names[i] = t.name
-	}
-	return names
-}
 
 // access is a tool's row in the access table: the scopes a credential
 // needs and who, holding them, may call.
@@ -246,7 +241,7 @@ type ToolAccess struct {
 func (s *Server) AccessTable() []ToolAccess {
 	out := make([]ToolAccess, 0, len(s.tools))
 	for _, t := range s.tools {
-		if t.name == ToolBenchNoop {
+		if t.name == benchtool.NoopTool {
 			continue
 		}
 		out = append(out, ToolAccess{
@@ -587,22 +582,11 @@ func (d *destWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// CallToolResult runs the named tool for actor and returns exactly the
-// result the go-sdk handler would send for it; ok is false if no such tool
-// is registered. It is what the HTTP layer's fast path calls.
-func (s *Server) CallToolResult(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (res *mcp.CallToolResult, ok bool) {
-	def, ok := s.byName[name]
-	if !ok {
-		return nil, false
-	}
-	return s.result(ctx, def, actor, args), true
-}
-
-// CallToolText is CallToolResult for in-process callers that encode the
-// result themselves: the text of the result's one content block and
-// whether it is an error. Like CallTool, and unlike CallToolResult, it
-// builds a read_world answer whole whatever its size (no
-// MaxBufferedAnswerBytes).
+// CallToolText runs the named tool for actor, for in-process callers that
+// encode the result themselves: the text of the result's one content block
+// and whether it is an error; ok is false if no such tool is registered.
+// Like CallTool, and unlike the go-sdk handler, it builds a read_world
+// answer whole whatever its size (no MaxBufferedAnswerBytes).
 func (s *Server) CallToolText(ctx context.Context, actor *worldforge.Actor, name string, args json.RawMessage) (text string, isError, ok bool) {
 	def, ok := s.byName[name]
 	if !ok {
@@ -679,7 +663,7 @@ func actorOf(ctx context.Context, req *mcp.CallToolRequest) *worldforge.Actor {
 
 // errorText is the text of an error's isError tool result. Domain errors
 // carry their code text; anything else is logged and reported as
-// "internal_error" so no internals leak to the caller.
+// worldforge.InternalErrorText so no internals leak to the caller.
 func errorText(ctx context.Context, log *slog.Logger, tool string, err error) string {
 	var e *worldforge.Error
 	if errors.As(err, &e) {
@@ -688,7 +672,7 @@ func errorText(ctx context.Context, log *slog.Logger, tool string, err error) st
 	// With the context: a logger made with obs.NewHandler adds the
 	// request id.
 	log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
-	return "internal_error"
+	return worldforge.InternalErrorText
 }
 
 // CallTool runs a tool directly, without MCP framing, for in-process

@@ -62,22 +62,8 @@ func (db *DB) FindAtlasNodeByID(ctx context.Context, id string) (*worldforge.Atl
 	return &n, nil
 }
 
-// ListAtlasNodes lists the world's nodes, of one level when level > 0, by
-// level then name.
-func (db *DB) ListAtlasNodes(ctx context.Context, worldID string, level int) ([]worldforge.AtlasNode, error) {
-	query := "SELECT " + atlasCols + " FROM atlas_nodes WHERE world_id = ?"
-	args := []any{worldID}
-	if level > 0 {
-		query += " AND level = ?"
-		args = append(args, level)
-	}
-	query += " ORDER BY level, name, id"
-	out, err := collect(scanAtlasNode)(db.reader.q().query(ctx, query, args...))
-	return out, wrap("list atlas nodes", err)
-}
-
-// ListAtlasNodesPage implements worldforge.AtlasStore: one page of
-// ListAtlasNodes, through the index (world_id, level, name, id) (migration
+// ListAtlasNodesPage implements worldforge.AtlasStore: one page of the
+// world's nodes, through the index (world_id, level, name, id) (migration
 // 007). Documents count toward q.MaxBytes.
 func (db *DB) ListAtlasNodesPage(ctx context.Context, worldID string, level int, q worldforge.PageQuery) (*worldforge.Page[worldforge.AtlasNode], error) {
 	limit := pageLimit(q)

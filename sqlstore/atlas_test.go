@@ -60,7 +60,7 @@ func TestAtlas(t *testing.T) {
 		}
 		for _, c := range lists {
 			t.Run("list "+c.name, func(t *testing.T) {
-				got, err := db.ListAtlasNodes(ctx, w1.ID, c.level)
+				got, err := dbtest.AtlasNodes(ctx, db, w1.ID, c.level)
 				must(t, err)
 				diff(t, c.want, nodeIDs(got))
 			})

@@ -48,7 +48,7 @@ func BenchmarkFindWorldByID(b *testing.B) {
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := db.FindWorldByID(ctx, w.ID); err != nil {
+			if _, err := dbtest.World(ctx, db, w.ID); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -57,7 +57,7 @@ func BenchmarkFindWorldByID(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, err := db.FindWorldByID(ctx, w.ID); err != nil {
+				if _, err := dbtest.World(ctx, db, w.ID); err != nil {
 					b.Error(err)
 					return
 				}

@@ -66,16 +66,8 @@ func (db *DB) FindCampaignByID(ctx context.Context, id string) (*worldforge.Camp
 	return c, nil
 }
 
-// ListCampaigns lists the owner's campaigns.
-func (db *DB) ListCampaigns(ctx context.Context, ownerID string) ([]worldforge.DocSummary, error) {
-	out, err := collect(scanSummary)(db.reader.q().query(ctx,
-		`SELECT id, name, NULL, world_id, version, updated_at FROM campaigns
-		WHERE owner_id = ? ORDER BY updated_at DESC, id`, ownerID))
-	return out, wrap("list campaigns", err)
-}
-
-// ListCampaignsPage implements worldforge.CampaignStore: one page of
-// ListCampaigns, through the index (owner_id, updated_at DESC, id).
+// ListCampaignsPage implements worldforge.CampaignStore: one page of the
+// owner's campaigns, through the index (owner_id, updated_at DESC, id).
 func (db *DB) ListCampaignsPage(ctx context.Context, ownerID string, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
 	page, err := docPage(ctx, db, "campaigns", "id, name, NULL, world_id, version, updated_at", ownerID, "", q)
 	return page, wrap("list campaigns", err)
@@ -133,18 +125,6 @@ func (t docTable) find(ctx context.Context, db *DB, id string) (*worldforge.Ques
 	return &q, nil
 }
 
-func (t docTable) list(ctx context.Context, db *DB, ownerID, campaignID string) ([]worldforge.DocSummary, error) {
-	query := "SELECT id, name, campaign_id, world_id, version, updated_at FROM " + t.table + " WHERE owner_id = ?"
-	args := []any{ownerID}
-	if campaignID != "" {
-		query += " AND campaign_id = ?"
-		args = append(args, campaignID)
-	}
-	query += " ORDER BY updated_at DESC, id"
-	out, err := collect(scanSummary)(db.reader.q().query(ctx, query, args...))
-	return out, wrap("list "+t.noun+"s", err)
-}
-
 // page reads one page of list, through the index (owner_id, updated_at
 // DESC, id), or (campaign_id, owner_id, updated_at DESC, id) for one
 // campaign.
@@ -164,11 +144,6 @@ func (db *DB) FindQuestByID(ctx context.Context, id string) (*worldforge.Quest, 
 	return questTable.find(ctx, db, id)
 }
 
-// ListQuests lists the owner's quests, of one campaign when campaignID is set.
-func (db *DB) ListQuests(ctx context.Context, ownerID, campaignID string) ([]worldforge.DocSummary, error) {
-	return questTable.list(ctx, db, ownerID, campaignID)
-}
-
 // ListQuestsPage implements worldforge.CampaignStore.
 func (db *DB) ListQuestsPage(ctx context.Context, ownerID, campaignID string, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
 	return questTable.page(ctx, db, ownerID, campaignID, q)
@@ -183,12 +158,6 @@ func (db *DB) CreateEncounter(ctx context.Context, e *worldforge.Encounter) erro
 // FindEncounterByID returns the encounter, or not_found.
 func (db *DB) FindEncounterByID(ctx context.Context, id string) (*worldforge.Encounter, error) {
 	return encounterTable.find(ctx, db, id)
-}
-
-// ListEncounters lists the owner's encounters, of one campaign when
-// campaignID is set.
-func (db *DB) ListEncounters(ctx context.Context, ownerID, campaignID string) ([]worldforge.DocSummary, error) {
-	return encounterTable.list(ctx, db, ownerID, campaignID)
 }
 
 // ListEncountersPage implements worldforge.CampaignStore.

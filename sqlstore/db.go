@@ -75,6 +75,7 @@ type DB struct {
 	log    *slog.Logger
 	audit  *auditor
 	wiki   wikiSearchState // wiki search plans (wiki_search.go)
+	docs   docState        // world documents in pieces (worlddoc.go)
 
 	quotas atomic.Pointer[worldforge.Quotas] // nil: none (quota.go)
 
@@ -105,6 +106,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.docs.init(db.reader.db)
 	db.audit = startAuditor(db, o.AuditBatch)
 	return db, nil
 }

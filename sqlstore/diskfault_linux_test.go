@@ -107,7 +107,7 @@ func TestDiskFullSQLite(t *testing.T) {
 	if !errors.As(full, &e) || e.Code != worldforge.EUnavailable || e.Detail != "disk_full" {
 		t.Errorf("write on a full disk: %v; want unavailable: disk_full", full)
 	}
-	pages, err := db.ListWikiPages(ctx, w.ID, "")
+	pages, err := dbtest.WikiPages(ctx, db, w.ID, "")
 	if err != nil {
 		t.Fatalf("read on a full disk: %v", err)
 	}

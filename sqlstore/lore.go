@@ -37,22 +37,8 @@ func upsertLore(ctx context.Context, q querier, e *worldforge.LoreEntity) error 
 	return err
 }
 
-// ListLore lists the world's entities, of one collection when set, by
-// collection then name.
-func (db *DB) ListLore(ctx context.Context, worldID, collection string) ([]worldforge.LoreEntity, error) {
-	query := "SELECT world_id, collection, id, name, doc, version, updated_at FROM lore_entities WHERE world_id = ?"
-	args := []any{worldID}
-	if collection != "" {
-		query += " AND collection = ?"
-		args = append(args, collection)
-	}
-	query += " ORDER BY collection, name, id"
-	out, err := collect(scanLoreEntity)(db.reader.q().query(ctx, query, args...))
-	return out, wrap("list lore", err)
-}
-
 // ListLoreByNamePage implements worldforge.LoreStore: one page of
-// ListLore's order within one collection. The collection is validated and
+// one collection's entities, by name then id. The collection is validated and
 // then written into the statement as a literal, so that the planner can
 // use the partial index lore_entities_faction_name (world_id, name, id)
 // WHERE collection = 'factions' (migration 007) for factions; other

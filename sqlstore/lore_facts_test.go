@@ -21,7 +21,7 @@ import (
 // checker that LoreIssues must agree with.
 func engineIssues(t *testing.T, db *sqlstore.DB, worldID, collection string) []worldforge.LoreIssue {
 	t.Helper()
-	all, err := db.ListLore(t.Context(), worldID, "")
+	all, err := dbtest.Lore(t.Context(), db, worldID, "")
 	must(t, err)
 	in := make([]lore.Entity, 0, len(all))
 	for _, e := range all {
@@ -63,7 +63,7 @@ func checkIssues(t *testing.T, db *sqlstore.DB, worldID string) []worldforge.Lor
 		diff(t, wantC, gotC)
 	}
 	// The counts kept by triggers are those of the stored rows.
-	all, err := db.ListLore(ctx, worldID, "")
+	all, err := dbtest.Lore(ctx, db, worldID, "")
 	must(t, err)
 	wantCounts := map[string]int{}
 	for _, c := range worldforge.LoreCollections {

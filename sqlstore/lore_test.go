@@ -37,13 +37,13 @@ func TestLore(t *testing.T) {
 		wantCode(t, db.UpsertLore(ctx, &worldforge.LoreEntity{WorldID: w.ID, Collection: "dragons", ID: "x"}), worldforge.EBadRequest)
 		wantCode(t, db.UpsertLore(ctx, &worldforge.LoreEntity{WorldID: "world_missing", Collection: "deities", ID: "x"}), worldforge.ENotFound)
 
-		all, err := db.ListLore(ctx, w.ID, "")
+		all, err := dbtest.Lore(ctx, db, w.ID, "")
 		must(t, err)
 		diff(t, []worldforge.LoreEntity{*amy, *zed, *feast}, all) // by collection, then name
-		deities, err := db.ListLore(ctx, w.ID, "deities")
+		deities, err := dbtest.Lore(ctx, db, w.ID, "deities")
 		must(t, err)
 		diff(t, []worldforge.LoreEntity{*amy, *zed}, deities)
-		none, err := db.ListLore(ctx, w.ID, "eras")
+		none, err := dbtest.Lore(ctx, db, w.ID, "eras")
 		must(t, err)
 		if none == nil || len(none) != 0 {
 			t.Errorf("ListLore(eras) = %#v, want empty", none)

@@ -7,7 +7,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
-// Keyset pages (issue 8). A paged list reads one page at a time: the rows
+// Keyset pages. A paged list reads one page at a time: the rows
 // strictly after the sort key of the previous page's last row, in the
 // list's order, at most the page's limit, through an index in exactly that
 // order (migrations 003 and 007), so that a page costs the same at the

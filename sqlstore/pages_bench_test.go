@@ -8,7 +8,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
-// BenchmarkPagedLists measures the paged lists' store reads (issue 8) on a
+// BenchmarkPagedLists measures the paged lists' store reads on a
 // world (and an owner) with n rows in each list: the whole list, as the
 // tools read it before paging, against one page of 100 rows, the first and
 // one from the middle (the key of row n/2). Titles and names repeat, so
@@ -56,19 +56,19 @@ func BenchmarkPagedLists(b *testing.B) {
 			}
 		}
 
-		wiki, err := db.ListWikiPages(ctx, w.ID, "")
+		wiki, err := db.ListWikiPagesForTest(ctx, w.ID, "")
 		if err != nil {
 			b.Fatal(err)
 		}
-		atlas, err := db.ListAtlasNodes(ctx, w.ID, 0)
+		atlas, err := db.ListAtlasNodesForTest(ctx, w.ID, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		lore, err := db.ListLore(ctx, w.ID, "factions")
+		lore, err := db.ListLoreForTest(ctx, w.ID, "factions")
 		if err != nil {
 			b.Fatal(err)
 		}
-		campaigns, err := db.ListCampaigns(ctx, owner.ID)
+		campaigns, err := db.ListCampaignsForTest(ctx, owner.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -80,28 +80,28 @@ func BenchmarkPagedLists(b *testing.B) {
 			middle *worldforge.PageKey
 		}{
 			{"wiki", func(*worldforge.PageKey) (int, error) {
-				l, err := db.ListWikiPages(ctx, w.ID, "")
+				l, err := db.ListWikiPagesForTest(ctx, w.ID, "")
 				return len(l), err
 			}, func(after *worldforge.PageKey) (int, error) {
 				p, err := db.ListWikiPagesPage(ctx, w.ID, "", worldforge.PageQuery{After: after, Limit: 100})
 				return len(p.Items), err
 			}, wikiKey(&wiki[mid])},
 			{"atlas", func(*worldforge.PageKey) (int, error) {
-				l, err := db.ListAtlasNodes(ctx, w.ID, 0)
+				l, err := db.ListAtlasNodesForTest(ctx, w.ID, 0)
 				return len(l), err
 			}, func(after *worldforge.PageKey) (int, error) {
 				p, err := db.ListAtlasNodesPage(ctx, w.ID, 0, worldforge.PageQuery{After: after, Limit: 100, MaxBytes: worldforge.MaxPageBytes})
 				return len(p.Items), err
 			}, atlasKey(&atlas[mid])},
 			{"factions", func(*worldforge.PageKey) (int, error) {
-				l, err := db.ListLore(ctx, w.ID, "factions")
+				l, err := db.ListLoreForTest(ctx, w.ID, "factions")
 				return len(l), err
 			}, func(after *worldforge.PageKey) (int, error) {
 				p, err := db.ListLoreByNamePage(ctx, w.ID, "factions", worldforge.PageQuery{After: after, Limit: 100, MaxBytes: worldforge.MaxPageBytes})
 				return len(p.Items), err
 			}, loreKey(&lore[mid])},
 			{"campaigns", func(*worldforge.PageKey) (int, error) {
-				l, err := db.ListCampaigns(ctx, owner.ID)
+				l, err := db.ListCampaignsForTest(ctx, owner.ID)
 				return len(l), err
 			}, func(after *worldforge.PageKey) (int, error) {
 				p, err := db.ListCampaignsPage(ctx, owner.ID, worldforge.PageQuery{After: after, Limit: 100})

@@ -156,7 +156,9 @@ func newPagedFixture(t *testing.T, db *sqlstore.DB) *pagedFixture {
 
 func (f *pagedFixture) campaigns() pagedList[worldforge.DocSummary] {
 	return pagedList[worldforge.DocSummary]{name: "campaigns",
-		whole: func(ctx context.Context) ([]worldforge.DocSummary, error) { return f.db.ListCampaigns(ctx, f.owner.ID) },
+		whole: func(ctx context.Context) ([]worldforge.DocSummary, error) {
+			return f.db.ListCampaignsForTest(ctx, f.owner.ID)
+		},
 		page: func(ctx context.Context, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
 			return f.db.ListCampaignsPage(ctx, f.owner.ID, q)
 		}, key: docKey, id: docID}
@@ -165,7 +167,7 @@ func (f *pagedFixture) campaigns() pagedList[worldforge.DocSummary] {
 func (f *pagedFixture) quests(campaign string) pagedList[worldforge.DocSummary] {
 	return pagedList[worldforge.DocSummary]{name: "quests " + campaign,
 		whole: func(ctx context.Context) ([]worldforge.DocSummary, error) {
-			return f.db.ListQuests(ctx, f.owner.ID, campaign)
+			return f.db.ListQuestsForTest(ctx, f.owner.ID, campaign)
 		},
 		page: func(ctx context.Context, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
 			return f.db.ListQuestsPage(ctx, f.owner.ID, campaign, q)
@@ -175,7 +177,7 @@ func (f *pagedFixture) quests(campaign string) pagedList[worldforge.DocSummary] 
 func (f *pagedFixture) encounters(campaign string) pagedList[worldforge.DocSummary] {
 	return pagedList[worldforge.DocSummary]{name: "encounters " + campaign,
 		whole: func(ctx context.Context) ([]worldforge.DocSummary, error) {
-			return f.db.ListEncounters(ctx, f.owner.ID, campaign)
+			return f.db.ListEncountersForTest(ctx, f.owner.ID, campaign)
 		},
 		page: func(ctx context.Context, q worldforge.PageQuery) (*worldforge.Page[worldforge.DocSummary], error) {
 			return f.db.ListEncountersPage(ctx, f.owner.ID, campaign, q)
@@ -185,7 +187,7 @@ func (f *pagedFixture) encounters(campaign string) pagedList[worldforge.DocSumma
 func (f *pagedFixture) wiki(kind string) pagedList[worldforge.WikiPageSummary] {
 	return pagedList[worldforge.WikiPageSummary]{name: "wiki " + kind,
 		whole: func(ctx context.Context) ([]worldforge.WikiPageSummary, error) {
-			return f.db.ListWikiPages(ctx, f.world.ID, kind)
+			return f.db.ListWikiPagesForTest(ctx, f.world.ID, kind)
 		},
 		page: func(ctx context.Context, q worldforge.PageQuery) (*worldforge.Page[worldforge.WikiPageSummary], error) {
 			return f.db.ListWikiPagesPage(ctx, f.world.ID, kind, q)
@@ -195,7 +197,7 @@ func (f *pagedFixture) wiki(kind string) pagedList[worldforge.WikiPageSummary] {
 func (f *pagedFixture) atlas(level int) pagedList[worldforge.AtlasNode] {
 	return pagedList[worldforge.AtlasNode]{name: fmt.Sprint("atlas level ", level),
 		whole: func(ctx context.Context) ([]worldforge.AtlasNode, error) {
-			return f.db.ListAtlasNodes(ctx, f.world.ID, level)
+			return f.db.ListAtlasNodesForTest(ctx, f.world.ID, level)
 		},
 		page: func(ctx context.Context, q worldforge.PageQuery) (*worldforge.Page[worldforge.AtlasNode], error) {
 			return f.db.ListAtlasNodesPage(ctx, f.world.ID, level, q)
@@ -205,7 +207,7 @@ func (f *pagedFixture) atlas(level int) pagedList[worldforge.AtlasNode] {
 func (f *pagedFixture) lore(collection string) pagedList[worldforge.LoreEntity] {
 	return pagedList[worldforge.LoreEntity]{name: "lore " + collection,
 		whole: func(ctx context.Context) ([]worldforge.LoreEntity, error) {
-			return f.db.ListLore(ctx, f.world.ID, collection)
+			return f.db.ListLoreForTest(ctx, f.world.ID, collection)
 		},
 		page: func(ctx context.Context, q worldforge.PageQuery) (*worldforge.Page[worldforge.LoreEntity], error) {
 			return f.db.ListLoreByNamePage(ctx, f.world.ID, collection, q)
@@ -437,7 +439,9 @@ func TestPageLimitsAndBytes(t *testing.T) {
 
 		// 100-byte documents, 250 bytes a page: two rows a page.
 		atlas := pagedList[worldforge.AtlasNode]{name: "atlas by bytes", key: atlasKey, id: atlasID,
-			whole: func(ctx context.Context) ([]worldforge.AtlasNode, error) { return db.ListAtlasNodes(ctx, w.ID, 0) },
+			whole: func(ctx context.Context) ([]worldforge.AtlasNode, error) {
+				return db.ListAtlasNodesForTest(ctx, w.ID, 0)
+			},
 			page: func(ctx context.Context, q worldforge.PageQuery) (*worldforge.Page[worldforge.AtlasNode], error) {
 				q.MaxBytes = 250
 				p, err := db.ListAtlasNodesPage(ctx, w.ID, 0, q)

@@ -37,7 +37,7 @@ func TestCreateWorldContent(t *testing.T) {
 		if len(pois) != 1 || pois[0].Name != "Shrine" || len(pois[0].Items) != 1 {
 			t.Errorf("pois: %+v", pois)
 		}
-		nodes, err := db.ListAtlasNodes(ctx, w.ID, 0)
+		nodes, err := dbtest.AtlasNodes(ctx, db, w.ID, 0)
 		must(t, err)
 		if len(nodes) != 2 {
 			t.Errorf("atlas: %+v", nodes)
@@ -61,7 +61,7 @@ func TestCreateWorldContent(t *testing.T) {
 			AtlasNodes: []worldforge.AtlasNode{{Name: "Orphan", Level: 2, ParentID: "atlas_nonexistent000000"}},
 		}, owner.ID)
 		wantCode(t, err, worldforge.ENotFound)
-		if _, err := db.FindWorldByID(ctx, bad.ID); !errors.Is(err, worldforge.ErrNotFound) {
+		if _, err := dbtest.World(ctx, db, bad.ID); !errors.Is(err, worldforge.ErrNotFound) {
 			t.Errorf("half-created world exists: %v", err)
 		}
 	})
@@ -101,7 +101,7 @@ func TestResizeWorld(t *testing.T) {
 		if !errors.Is(err, refuse) {
 			t.Fatalf("refusal: %v", err)
 		}
-		got, err := db.FindWorldByID(ctx, w.ID)
+		got, err := dbtest.World(ctx, db, w.ID)
 		must(t, err)
 		if got.Version != 1 {
 			t.Fatalf("version after refusal: %d", got.Version)
@@ -162,7 +162,7 @@ func TestSetPresenceInGrid(t *testing.T) {
 			err := db.SetPresence(ctx, &worldforge.Presence{WorldID: w.ID, UserID: owner.ID, X: c[0], Y: c[1]})
 			wantCode(t, err, worldforge.EBadRequest)
 		}
-		rt, err := db.WorldRuntime(ctx, w.ID)
+		rt, err := dbtest.Runtime(ctx, db, w.ID)
 		must(t, err)
 		if len(rt.Presence) != 0 {
 			t.Fatalf("refused presence stored: %+v", rt.Presence)
@@ -251,7 +251,7 @@ func TestResizeInterleaving(t *testing.T) {
 				t.Errorf("action during the resize: %v, want it refused after it", err)
 			}
 		}
-		rt, err := db.WorldRuntime(ctx, w.ID)
+		rt, err := dbtest.Runtime(ctx, db, w.ID)
 		must(t, err)
 		if len(rt.Presence)+len(rt.OpenedPOIs)+len(rt.PickedItems) != 0 {
 			t.Errorf("runtime left outside the 2×2 grid: %+v", rt)

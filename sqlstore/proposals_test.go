@@ -329,7 +329,7 @@ func TestCommitProposalKinds(t *testing.T) {
 			if got.Version != 2 {
 				t.Errorf("world version %d, want 2", got.Version)
 			}
-			lore, err := db.ListLore(ctx, lw.ID, "")
+			lore, err := dbtest.Lore(ctx, db, lw.ID, "")
 			must(t, err)
 			type ent struct{ Coll, ID, Name, JSON string }
 			var ents []ent

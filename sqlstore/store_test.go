@@ -200,17 +200,17 @@ func TestWorlds(t *testing.T) {
 		if w.Version != 1 || !worldforge.ValidID("world", w.ID) || !w.UpdatedAt.Equal(w.CreatedAt) {
 			t.Errorf("created world: version %d, id %q, updated %v", w.Version, w.ID, w.UpdatedAt)
 		}
-		got, err := db.FindWorldByID(ctx, w.ID)
+		got, err := dbtest.World(ctx, db, w.ID)
 		must(t, err)
 		diff(t, w, got)
 
-		_, err = db.FindWorldByID(ctx, "world_missing")
+		_, err = dbtest.World(ctx, db, "world_missing")
 		wantCode(t, err, worldforge.ENotFound)
 		wantCode(t, db.CreateWorld(ctx, &worldforge.World{OwnerID: "user_missing", Name: "x"}), worldforge.ENotFound)
 
 		bare := &worldforge.World{OwnerID: owner.ID, Name: "No JSON"}
 		must(t, db.CreateWorld(ctx, bare))
-		gotBare, err := db.FindWorldByID(ctx, bare.ID)
+		gotBare, err := dbtest.World(ctx, db, bare.ID)
 		must(t, err)
 		if gotBare.JSON != nil {
 			t.Errorf("JSON = %s, want nil", gotBare.JSON)
@@ -298,14 +298,14 @@ func TestWorldRuntime(t *testing.T) {
 		owner, p1, p2 := newUser(t, db, "owner"), newUser(t, db, "p1"), newUser(t, db, "p2")
 		w := newWorld(t, db, owner.ID, "A")
 
-		rt, err := db.WorldRuntime(ctx, w.ID)
+		rt, err := dbtest.Runtime(ctx, db, w.ID)
 		must(t, err)
 		diff(t, &worldforge.WorldRuntime{Presence: []worldforge.Presence{}, OpenedPOIs: []string{},
 			PickedItems: []worldforge.InventoryItem{}}, rt)
 		if rt.Presence == nil || rt.OpenedPOIs == nil || rt.PickedItems == nil {
 			t.Errorf("runtime lists are nil: %+v", rt)
 		}
-		_, err = db.WorldRuntime(ctx, "world_missing")
+		_, err = dbtest.Runtime(ctx, db, "world_missing")
 		wantCode(t, err, worldforge.ENotFound)
 
 		pres := &worldforge.Presence{WorldID: w.ID, UserID: p1.ID, X: 3, Y: 4, UpdatedAt: at(0)}
@@ -323,7 +323,7 @@ func TestWorldRuntime(t *testing.T) {
 		wantCode(t, db.ExecForTest(ctx, "INSERT INTO inventory (world_id, user_id, item_id, poi_id, name, picked_at) VALUES (?, ?, ?, ?, ?, ?)",
 			w.ID, p2.ID, "item_sword", "poi_chest", "Sword", at(4).UnixMilli()), worldforge.EConflict)
 
-		rt, err = db.WorldRuntime(ctx, w.ID)
+		rt, err = dbtest.Runtime(ctx, db, w.ID)
 		must(t, err)
 		diff(t, &worldforge.WorldRuntime{
 			Presence:   []worldforge.Presence{{WorldID: w.ID, UserID: p1.ID, X: 5, Y: 6, UpdatedAt: at(1).Truncate(time.Millisecond)}},
@@ -353,16 +353,16 @@ func TestCampaigns(t *testing.T) {
 		wantCode(t, err, worldforge.ENotFound)
 		wantCode(t, db.CreateCampaign(ctx, &worldforge.Campaign{OwnerID: owner.ID, WorldID: "world_missing", Name: "x"}), worldforge.ENotFound)
 
-		list, err := db.ListCampaigns(ctx, owner.ID)
+		list, err := dbtest.Campaigns(ctx, db, owner.ID)
 		must(t, err)
 		diff(t, []worldforge.DocSummary{
 			{ID: c2.ID, Name: "Second", Version: 1, UpdatedAt: c2.UpdatedAt},
 			{ID: c1.ID, Name: "First", WorldID: w.ID, Version: 1, UpdatedAt: c1.UpdatedAt},
 		}, list)
-		none, err := db.ListCampaigns(ctx, "user_nobody")
+		none, err := dbtest.Campaigns(ctx, db, "user_nobody")
 		must(t, err)
 		if none == nil || len(none) != 0 {
-			t.Errorf("ListCampaigns(nobody) = %#v, want empty", none)
+			t.Errorf("Campaigns(nobody) = %#v, want empty", none)
 		}
 	})
 }
@@ -377,8 +377,12 @@ func TestQuestsAndEncounters(t *testing.T) {
 		list   func(*sqlstore.DB, context.Context, string, string) ([]worldforge.DocSummary, error)
 	}
 	kinds := map[string]ops{
-		"quest":     {"quest", (*sqlstore.DB).CreateQuest, (*sqlstore.DB).FindQuestByID, (*sqlstore.DB).ListQuests},
-		"encounter": {"encounter", (*sqlstore.DB).CreateEncounter, (*sqlstore.DB).FindEncounterByID, (*sqlstore.DB).ListEncounters},
+		"quest": {"quest", (*sqlstore.DB).CreateQuest, (*sqlstore.DB).FindQuestByID, func(db *sqlstore.DB, ctx context.Context, owner, campaign string) ([]worldforge.DocSummary, error) {
+			return dbtest.Quests(ctx, db, owner, campaign)
+		}},
+		"encounter": {"encounter", (*sqlstore.DB).CreateEncounter, (*sqlstore.DB).FindEncounterByID, func(db *sqlstore.DB, ctx context.Context, owner, campaign string) ([]worldforge.DocSummary, error) {
+			return dbtest.Encounters(ctx, db, owner, campaign)
+		}},
 	}
 	for name, k := range kinds {
 		t.Run(name, func(t *testing.T) {

@@ -93,22 +93,8 @@ func (db *DB) FindWikiPageByID(ctx context.Context, id string) (*worldforge.Wiki
 	return &p, nil
 }
 
-// ListWikiPages lists the world's live pages, of one kind when kind is set,
-// by title.
-func (db *DB) ListWikiPages(ctx context.Context, worldID, kind string) ([]worldforge.WikiPageSummary, error) {
-	query := "SELECT " + wikiSummaryCols + " FROM wiki_pages WHERE world_id = ? AND deleted_at IS NULL"
-	args := []any{worldID}
-	if kind != "" {
-		query += " AND kind = ?"
-		args = append(args, kind)
-	}
-	query += " ORDER BY title, id"
-	out, err := collect(scanWikiSummary)(db.reader.q().query(ctx, query, args...))
-	return out, wrap("list wiki pages", err)
-}
-
-// ListWikiPagesPage implements worldforge.WikiStore: one page of
-// ListWikiPages, through the index (world_id, title, id), or (world_id,
+// ListWikiPagesPage implements worldforge.WikiStore: one page of the
+// world's live pages, through the index (world_id, title, id), or (world_id,
 // kind, title, id) for one kind (migration 003).
 func (db *DB) ListWikiPagesPage(ctx context.Context, worldID, kind string, q worldforge.PageQuery) (*worldforge.Page[worldforge.WikiPageSummary], error) {
 	limit := pageLimit(q)

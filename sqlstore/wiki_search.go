@@ -17,7 +17,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 )
 
-// Wiki search without walking the world (issue 8).
+// Wiki search without walking the world.
 //
 // What a search matches is fixed by the plain query (searchWikiScan):
 // LOWER(title) LIKE p OR LOWER(body) LIKE p, p being containsPattern(q),

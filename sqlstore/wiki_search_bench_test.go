@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkWikiPageWrite measures the writes the wiki search index is kept
-// in step with (issue 8): a page created, and an edit proposed and
+// in step with: a page created, and an edit proposed and
 // committed, in a world of 10k pages, bodies of about 1 KB; with the index
 // (its triggers) and without (triggers dropped: the cost before migration
 // 005). Run with go test -run XXX -bench WikiPageWrite ./sqlstore
@@ -88,7 +88,7 @@ func BenchmarkWikiPageWrite(b *testing.B) {
 var benchWords = []string{"river", "tower", "market", "crypt", "harbor", "guild", "temple", "forest", "dragon", "lantern",
 	"bridge", "citadel", "orchard", "smithy", "archive", "garrison", "shrine", "quarry", "ferry", "beacon"}
 
-// BenchmarkSearchWikiPagesIndex measures wiki searches (issue 8) on the
+// BenchmarkSearchWikiPagesIndex measures indexed wiki searches on the
 // world of BenchmarkSearchWikiPages plus a second world of n/4 pages titled
 // "Beacon …": the growth benchmark's common word and rare title, a text no
 // page holds, a long text, a text common in the other world only, and

@@ -55,15 +55,15 @@ func TestWiki(t *testing.T) {
 			worldforge.ENotFound)
 
 		t.Run("list", func(t *testing.T) {
-			all, err := db.ListWikiPages(ctx, w1.ID, "")
+			all, err := dbtest.WikiPages(ctx, db, w1.ID, "")
 			must(t, err)
 			diff(t, []string{pct.ID, harbor.ID, guild.ID}, summaryIDs(all)) // by title, live only
 			diff(t, worldforge.WikiPageSummary{ID: harbor.ID, WorldID: w1.ID, Title: harbor.Title, Kind: harbor.Kind,
 				Audience: harbor.Audience, Version: 1, UpdatedAt: harbor.UpdatedAt}, all[1])
-			places, err := db.ListWikiPages(ctx, w1.ID, worldforge.WikiKindPlace)
+			places, err := dbtest.WikiPages(ctx, db, w1.ID, worldforge.WikiKindPlace)
 			must(t, err)
 			diff(t, []string{pct.ID, harbor.ID}, summaryIDs(places))
-			none, err := db.ListWikiPages(ctx, "world_missing", "")
+			none, err := dbtest.WikiPages(ctx, db, "world_missing", "")
 			must(t, err)
 			diff(t, []string{}, summaryIDs(none))
 		})

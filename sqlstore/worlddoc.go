@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"sync"
-	"weak"
+	"sync/atomic"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 )
 
-// World documents in pieces (issue 8, migration 006).
+// World documents in pieces (migration 006).
 //
 // A world's document of up to DocChunkBytes is kept in worlds.doc, as it
 // always was. A larger one is kept in world_doc_chunks: its bytes exactly
@@ -28,8 +27,8 @@ import (
 // chunks in their own transaction. A world's document changes only with
 // its version (a new world is version 1; a resize raises it).
 //
-// Readers that need the whole document (FindWorldByID, ReadWorld,
-// ResizeWorld) read the world row as before; only when it says "chunked"
+// Readers that need the whole document (ReadWorld, ResizeWorld) read the
+// world row as before; only when it says "chunked"
 // do they read the row again with the chunks in one read transaction (a
 // snapshot: REPEATABLE READ on PostgreSQL, a deferred transaction on the
 // SQLite reader in WAL mode), so a concurrent resize never tears a
@@ -46,43 +45,30 @@ const DocChunkBytes = 256 << 10
 // chunkQuery reads a world's chunks in order.
 const chunkQuery = "SELECT data FROM world_doc_chunks WHERE world_id = ? ORDER BY seq"
 
-// storeState is what a DB keeps for its world documents beyond its pools:
-// the chunk size (tests lower it) and the bound on concurrent streams.
-type storeState struct {
-	chunkBytes int
+// docState is what a DB keeps for its world documents beyond its pools:
+// the chunk size (tests lower it, through package internal/sqlstoretest)
+// and the bound on concurrent streams.
+type docState struct {
+	chunkBytes atomic.Int64
 	streams    chan struct{}
 }
 
-// storeStates maps weak pointers to DBs to their *storeState. (DB itself is
-// declared in db.go; this keeps the world-document state beside the code
-// that uses it.) An entry goes when its DB is collected.
-var storeStates sync.Map
-
-func (db *DB) docState() *storeState {
-	key := weak.Make(db)
-	if v, ok := storeStates.Load(key); ok {
-		return v.(*storeState)
-	}
+// init sets the defaults for a store whose reader pool is readers.
+func (st *docState) init(readers *sql.DB) {
+	st.chunkBytes.Store(DocChunkBytes)
 	// Streams hold a reader connection each while they copy the document
 	// to their spool file: at most half the reader pool, so that other
 	// reads always find one.
-	n := max(1, db.reader.db.Stats().MaxOpenConnections/2)
-	v, loaded := storeStates.LoadOrStore(key, &storeState{chunkBytes: DocChunkBytes, streams: make(chan struct{}, n)})
-	if !loaded {
-		runtime.AddCleanup(db, func(k weak.Pointer[DB]) { storeStates.Delete(k) }, key)
-	}
-	return v.(*storeState)
+	st.streams = make(chan struct{}, max(1, readers.Stats().MaxOpenConnections/2))
 }
 
-// SetDocChunkBytesForTest makes db store documents larger than n bytes in
-// pieces of n bytes (DocChunkBytes by default), so that tests exercise the
-// chunked form with small documents. It affects writes made after it.
-func (db *DB) SetDocChunkBytesForTest(n int) {
-	if n <= 0 {
-		n = DocChunkBytes
-	}
-	st := db.docState()
-	storeStates.Store(weak.Make(db), &storeState{chunkBytes: n, streams: st.streams})
+func init() {
+	sqlstoretest.Install(func(db any, n int) {
+		if n <= 0 {
+			n = DocChunkBytes
+		}
+		db.(*DB).docs.chunkBytes.Store(int64(n))
+	})
 }
 
 // docMeta is how a world row says its document is kept.
@@ -112,7 +98,7 @@ type docWrite struct {
 // planDoc decides how doc is stored: inline up to the chunk size, else in
 // chunks (subslices of doc, not copies).
 func (db *DB) planDoc(doc []byte) docWrite {
-	size := db.docState().chunkBytes
+	size := int(db.docs.chunkBytes.Load())
 	if len(doc) <= size {
 		// doc_splice is recorded for a whole document too, so that a read
 		// need not validate it again (documents written before it was
@@ -194,26 +180,6 @@ func (db *DB) snapshot(ctx context.Context, fn func(q querier) error) error {
 	return fn(querier{p: db.reader, tx: tx})
 }
 
-// findWorldSnapshot is FindWorldByID for a world whose document was seen
-// chunked: the row again and its chunks, from one snapshot.
-func (db *DB) findWorldSnapshot(ctx context.Context, id string) (*worldforge.World, error) {
-	var w *worldforge.World
-	err := db.snapshot(ctx, func(q querier) error {
-		var (
-			m   docMeta
-			err error
-		)
-		if w, m, err = scanWorld(q.queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", id)); err != nil {
-			return err
-		}
-		if m.chunked {
-			w.JSON, err = readChunks(ctx, q, id, m.len)
-		}
-		return err
-	})
-	return w, err
-}
-
 // readWorldSnapshot is ReadWorld for a world whose document was seen
 // chunked.
 func (db *DB) readWorldSnapshot(ctx context.Context, id string) (w *worldforge.World, rt *worldforge.WorldRuntime, err error) {
@@ -230,7 +196,7 @@ func (db *DB) readWorldSnapshot(ctx context.Context, id string) (w *worldforge.W
 	return w, rt, err
 }
 
-// ReadWorldDeferred implements worldforge.WorldStreamer: ReadWorld (the
+// ReadWorldDeferred implements WorldStore.ReadWorldDeferred: ReadWorld (the
 // same one query), except that a chunked document is not read. A whole
 // document written since doc_splice is recorded for every document comes
 // with its DocInfo (Inline) when it splices.
@@ -248,7 +214,7 @@ func (db *DB) ReadWorldDeferred(ctx context.Context, worldID string) (*worldforg
 	return w, rt, m.info(), nil
 }
 
-// StreamWorld implements worldforge.WorldStreamer. A chunked document is
+// StreamWorld implements WorldStore.StreamWorld. A chunked document is
 // copied, chunk by chunk, from one read transaction (a snapshot) into a
 // spool file — an unlinked temporary file in os.TempDir() — and the
 // transaction ends before StreamWorld returns: the DocReader reads the
@@ -262,7 +228,7 @@ func (db *DB) ReadWorldDeferred(ctx context.Context, worldID string) (*worldforg
 // at once (a copy waits for its turn, without a connection, until ctx
 // ends), so that other reads always find one. Memory is one chunk.
 func (db *DB) StreamWorld(ctx context.Context, worldID string) (*worldforge.World, *worldforge.WorldRuntime, worldforge.DocReader, error) {
-	sem := db.docState().streams
+	sem := db.docs.streams
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():

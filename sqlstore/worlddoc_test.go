@@ -12,6 +12,7 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -59,7 +60,7 @@ func TestWorldDocChunks(t *testing.T) {
 	const size = 64
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		owner := newUser(t, db, "owner")
 		for name, doc := range docVariants(size) {
 			t.Run(name, func(t *testing.T) {
@@ -84,10 +85,10 @@ func TestWorldDocChunks(t *testing.T) {
 func checkDoc(t *testing.T, db *sqlstore.DB, worldID, doc string, chunked bool) {
 	t.Helper()
 	ctx := t.Context()
-	got, err := db.FindWorldByID(ctx, worldID)
+	got, err := dbtest.World(ctx, db, worldID)
 	must(t, err)
 	if string(got.JSON) != doc {
-		t.Errorf("FindWorldByID: %d bytes %.60q…, want %d bytes %.60q…", len(got.JSON), got.JSON, len(doc), doc)
+		t.Errorf("ReadWorld: %d bytes %.60q…, want %d bytes %.60q…", len(got.JSON), got.JSON, len(doc), doc)
 	}
 	rw, _, err := db.ReadWorld(ctx, worldID)
 	must(t, err)
@@ -95,7 +96,7 @@ func checkDoc(t *testing.T, db *sqlstore.DB, worldID, doc string, chunked bool) 
 		t.Errorf("ReadWorld: %.60q…, want %.60q…", rw.JSON, doc)
 	}
 	if rw.Version != got.Version || rw.Cols != got.Cols {
-		t.Errorf("ReadWorld header %+v, FindWorldByID %+v", rw, got)
+		t.Errorf("ReadWorld read twice: %+v, then %+v", got, rw)
 	}
 	dw, _, info, err := db.ReadWorldDeferred(ctx, worldID)
 	must(t, err)
@@ -158,7 +159,7 @@ func TestWorldDocChunksResize(t *testing.T) {
 		old := `{"grid":"` + strings.Repeat("o", 10*size) + `"}`
 		w := &worldforge.World{OwnerID: owner.ID, Name: "Old", Cols: 1, Rows: 1, JSON: json.RawMessage(old)}
 		must(t, db.CreateWorld(ctx, w))
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		if n := chunkCount(t, db, w.ID); n != 0 {
 			t.Fatalf("%d chunks for an inline document", n)
 		}
@@ -194,11 +195,11 @@ func TestWorldDocChunksResize(t *testing.T) {
 			prev = doc
 		}
 		// A larger size now: the chunked document is still read.
-		db.SetDocChunkBytesForTest(0)
+		sqlstoretest.SetDocChunkBytes(db, 0)
 		checkDoc(t, db, w.ID, prev, true)
 
 		// CreateWorldContent chunks too, in its transaction.
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		big := `{"grid":"` + strings.Repeat("c", 4*size) + `"}`
 		w2 := &worldforge.World{OwnerID: owner.ID, Name: "Generated", JSON: json.RawMessage(big)}
 		must(t, db.CreateWorldContent(ctx, w2, &worldforge.WorldContent{POIs: []worldforge.POI{{Name: "Well", X: 1, Y: 1}}}, owner.ID))
@@ -222,7 +223,7 @@ func TestStreamWorldSnapshot(t *testing.T) {
 	const size = 50
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		owner := newUser(t, db, "owner")
 		v1 := `{"v":"` + strings.Repeat("1", 20*size) + `"}`
 		v2 := `{"v":"` + strings.Repeat("2", 30*size) + `"}`
@@ -256,7 +257,7 @@ func TestStreamWorldConcurrentResize(t *testing.T) {
 	const size = 128
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		owner := newUser(t, db, "owner")
 		docOf := func(version int64) string {
 			// Versions alternate between small and chunked documents.
@@ -321,12 +322,12 @@ func readOnce(ctx context.Context, db *sqlstore.DB, id string, docOf func(int64)
 	if want := docOf(w.Version); string(doc) != want {
 		return fmt.Errorf("version %d: read %.50q… (%d bytes), want %.50q… (%d bytes)", w.Version, doc, len(doc), want, len(want))
 	}
-	f, err := db.FindWorldByID(ctx, id)
+	f, err := dbtest.World(ctx, db, id)
 	if err != nil {
 		return err
 	}
 	if want := docOf(f.Version); string(f.JSON) != want {
-		return fmt.Errorf("FindWorldByID version %d: %d bytes, want %d", f.Version, len(f.JSON), len(want))
+		return fmt.Errorf("ReadWorld version %d: %d bytes, want %d", f.Version, len(f.JSON), len(want))
 	}
 	return nil
 }

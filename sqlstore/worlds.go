@@ -67,19 +67,6 @@ func insertWorld(ctx context.Context, q querier, w *worldforge.World, d docWrite
 	return d.writeChunks(ctx, q, w.ID)
 }
 
-// FindWorldByID returns the world, or not_found. A chunked document is
-// read with the row again from one snapshot.
-func (db *DB) FindWorldByID(ctx context.Context, id string) (*worldforge.World, error) {
-	w, m, err := scanWorld(db.reader.q().queryRow(ctx, "SELECT "+worldCols+" FROM worlds WHERE id = ?", id))
-	if err == nil && m.chunked {
-		w, err = db.findWorldSnapshot(ctx, id)
-	}
-	if err != nil {
-		return nil, wrap("find world", err)
-	}
-	return w, nil
-}
-
 // FindWorldHeader returns the world without its document (JSON nil): the
 // cheap read for access checks and sizes, whatever the world's size.
 func (db *DB) FindWorldHeader(ctx context.Context, id string) (*worldforge.World, error) {
@@ -158,12 +145,6 @@ func (db *DB) SetPresence(ctx context.Context, p *worldforge.Presence) error {
 		return err
 	})
 	return wrap("set presence", err)
-}
-
-// WorldRuntime returns the world's runtime state, or not_found.
-func (db *DB) WorldRuntime(ctx context.Context, worldID string) (*worldforge.WorldRuntime, error) {
-	_, rt, _, err := readWorld(ctx, db.reader.q(), worldID, false)
-	return rt, wrap("read world", err)
 }
 
 // ReadWorld returns the world and its runtime state in one round trip, or

@@ -10,6 +10,7 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -28,7 +29,7 @@ func TestStreamWorldHoldsNoSlot(t *testing.T) {
 		db, err := sqlstore.Open(t.Context(), dsn, opts)
 		must(t, err)
 		t.Cleanup(func() { db.Close() })
-		db.SetDocChunkBytesForTest(size)
+		sqlstoretest.SetDocChunkBytes(db, size)
 		owner := newUser(t, db, "owner")
 		doc := `{"v":"` + strings.Repeat("s", 40*size) + `"}`
 		w := &worldforge.World{OwnerID: owner.ID, Name: "Spool", Cols: 1, Rows: 1, JSON: json.RawMessage(doc)}
@@ -45,7 +46,7 @@ func TestStreamWorldHoldsNoSlot(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		if _, err := db.FindWorldByID(ctx, w.ID); err != nil {
+		if _, err := dbtest.World(ctx, db, w.ID); err != nil {
 			t.Fatalf("a read with %d streams open: %v", readers, err)
 		}
 		for i, r := range open {

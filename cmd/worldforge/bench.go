@@ -21,7 +21,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
 	"github.com/worldforge-go/worldforge/bench"
-	"github.com/worldforge-go/worldforge/mcpserver"
+	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -139,7 +139,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	wfHeader.Set("Authorization", "Bearer "+key)
 	pgHeader := bench.ToolCallHeaders(*protocol, "read_world")
 	pgHeader.Set("Authorization", "Bearer "+pgKey)
-	noopHeader := bench.ToolCallHeaders(*protocol, mcpserver.ToolBenchNoop)
+	noopHeader := bench.ToolCallHeaders(*protocol, benchtool.NoopTool)
 	noopHeader.Set("Authorization", "Bearer "+key)
 	plain := bench.ToolCallHeaders(*protocol, "read_world")
 	fixed := map[string]any{"id": "world_bench"}
@@ -190,7 +190,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 			target{"TypeScript SDK, per request", "tsfresh", plain, "read_world", fixed})
 	}
 	targets = append(targets,
-		target{"worldforge bench_noop", "ours", noopHeader, mcpserver.ToolBenchNoop, map[string]any{"id": "x"}},
+		target{"worldforge bench_noop", "ours", noopHeader, benchtool.NoopTool, map[string]any{"id": "x"}},
 		target{"worldforge read_world", "ours", wfHeader, "read_world", map[string]any{"id": worldID}},
 		// The same server with the fast path off: every request through
 		// the go-sdk's stateless handler.

@@ -258,12 +258,12 @@ func checkCrashState(t testing.TB, db *sqlstore.DB, dsn, owner string, ids []str
 	}
 
 	// Quests by name (the names are unique by construction).
-	quests, err := db.ListQuests(ctx, owner, "")
+	quests, err := dbtest.Quests(ctx, db, owner, "")
 	if err != nil {
 		t.Fatalf("ListQuests: %v", err)
 	}
 	if len(quests) != nQuests {
-		t.Errorf("ListQuests(owner) = %d quests, the table has %d", len(quests), nQuests)
+		t.Errorf("Quests(owner) = %d quests, the table has %d", len(quests), nQuests)
 	}
 	byName := map[string][]wf.DocSummary{}
 	for _, q := range quests {

@@ -29,6 +29,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
@@ -929,16 +930,16 @@ func TestWorldCreateRender(t *testing.T) {
 	dragon := strings.TrimSpace(r.stdout)
 	again := mustValue(t, nil, idRE, "world", "create", "--user", user, "--name", "Dragon again", "--seed", strconv.FormatInt(wf.SeedOfWord("dragon"), 10), "--size", "small", "--db", dsn)
 	db := openStore(t, dsn)
-	w1, err1 := db.FindWorldByID(context.Background(), dragon)
-	w2, err2 := db.FindWorldByID(context.Background(), again)
+	w1, err1 := dbtest.World(context.Background(), db, dragon)
+	w2, err2 := dbtest.World(context.Background(), db, again)
 	if err1 != nil || err2 != nil || string(w1.JSON) != string(w2.JSON) || w1.Seed != wf.SeedOfWord("dragon") {
 		t.Errorf("the word seed's world and its integer's differ: %v %v", err1, err2)
 	}
-	wa, err := db.FindWorldByID(context.Background(), a)
+	wa, err := dbtest.World(context.Background(), db, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wb, err := db.FindWorldByID(context.Background(), b)
+	wb, err := dbtest.World(context.Background(), db, b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/worldforge-go/worldforge/auth"
 	"github.com/worldforge-go/worldforge/bench"
 	"github.com/worldforge-go/worldforge/httpapi"
+	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"github.com/worldforge-go/worldforge/mcpserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
@@ -120,7 +121,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	mopts := &mcpserver.Options{Logger: logger}
 	if *benchNoop {
-		mopts.BenchNoopPayload = bench.BaselinePayload()
+		benchtool.EnableNoop(mopts, bench.BaselinePayload())
 	}
 	tools, err := mcpserver.New(db, mopts)
 	if err != nil {

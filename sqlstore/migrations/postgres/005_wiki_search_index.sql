@@ -1,4 +1,4 @@
--- Wiki search (issue 8): pg_trgm GIN indexes on the lower-cased titles and
+-- Wiki search: pg_trgm GIN indexes on the lower-cased titles and
 -- bodies of the live wiki pages, so that a search for a text few pages hold
 -- reads those pages (a bitmap of their trigrams) instead of walking the
 -- world's. The search keeps its condition, LOWER(col) LIKE '%…%', which

@@ -1,4 +1,4 @@
--- Lore integrity facts (issue 8). list_lore finds a world's integrity
+-- Lore integrity facts. list_lore finds a world's integrity
 -- issues by reading the issues themselves through partial indexes, instead
 -- of reading and validating every document of the world on every call:
 -- what an issue depends on is worked out when an entity is written, and

@@ -1,4 +1,4 @@
--- Wiki search (issue 8): a trigram full-text index over the titles and
+-- Wiki search: a trigram full-text index over the titles and
 -- bodies of the live wiki pages, so that a search for a text few pages hold
 -- reads those pages instead of walking the world's.
 --

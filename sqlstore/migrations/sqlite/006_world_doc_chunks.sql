@@ -1,4 +1,4 @@
--- World documents in pieces (issue 8): a world's document larger than the
+-- World documents in pieces: a world's document larger than the
 -- store's chunk size (sqlstore.DocChunkBytes, 256 KiB) is kept in
 -- world_doc_chunks, its bytes exactly as given cut into pieces of that
 -- size numbered from 0 (seq), so that read_world can send it to the

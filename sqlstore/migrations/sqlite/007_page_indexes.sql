@@ -1,4 +1,4 @@
--- Paged lists (issue 8): list_campaigns, list_quests, list_encounters,
+-- Paged lists: list_campaigns, list_quests, list_encounters,
 -- list_atlas_places and list_factions answer one page at a time, each page
 -- starting after the sort key of the previous page's last row (keyset
 -- paging, sqlstore/pages.go). Each list is read through an index in
