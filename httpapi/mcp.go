@@ -147,6 +147,7 @@ func (s *Server) serveMCPStream(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	recheck := time.NewTicker(streamRecheck)
 	defer recheck.Stop()
+	verified := time.Now() // the last time the credential verified
 	for {
 		select {
 		case <-r.Context().Done():
@@ -154,8 +155,19 @@ func (s *Server) serveMCPStream(w http.ResponseWriter, r *http.Request) {
 		case <-s.closing:
 			return
 		case <-recheck.C:
-			if !s.streamCredentialValid(r.Context(), token, actor) {
+			switch v, err := s.streamCredential(r.Context(), token, actor); v {
+			case streamValid:
+				verified = time.Now()
+			case streamRefused:
 				return
+			case streamUnknown:
+				if r.Context().Err() != nil {
+					return // the client left
+				}
+				if time.Since(verified) > streamUnverifiedGrace {
+					s.log.WarnContext(r.Context(), "stream closed: its credential could not be re-verified", "user_id", actor.UserID, "key_id", actor.KeyID, "err", err)
+					return
+				}
 			}
 		case <-tick.C:
 			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))

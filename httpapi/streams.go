@@ -9,7 +9,9 @@ package httpapi
 // its credential every streamRecheck through the Authenticator, whose cache
 // lives CacheTTL (500 ms by default): a stream whose key is revoked (through
 // any replica), whose session JWT expires, or whose credential no longer
-// names the same user ends within about 750 ms.
+// names the same user ends within about 750 ms. A check that fails for
+// another reason (a slow or unreachable database) keeps the stream open
+// for up to streamUnverifiedGrace since the last check that succeeded.
 
 import (
 	"context"
@@ -27,6 +29,24 @@ const streamRecheck = 250 * time.Millisecond
 
 // streamRecheckTimeout bounds one re-verification.
 const streamRecheckTimeout = 2 * time.Second
+
+// streamUnverifiedGrace is how long a stream stays open while its
+// re-verifications fail for another reason than a refused credential (a
+// slow or unreachable database): a check that only timed out under load
+// must not end the stream, since a go-sdk client whose standalone stream
+// the server ends may give up its whole session; a credential that cannot
+// be verified for this long ends it.
+const streamUnverifiedGrace = 5 * time.Second
+
+// streamVerdict is the outcome of one re-verification of a stream's
+// credential.
+type streamVerdict int
+
+const (
+	streamValid   streamVerdict = iota // verified: the same user and key
+	streamRefused                      // revoked, expired, or another owner now
+	streamUnknown                      // the check itself failed
+)
 
 // streamRetryAfter is the Retry-After of a stream refused by a cap: a slot
 // frees only when another stream ends.
@@ -87,26 +107,22 @@ func (s *Server) OpenStreams() int {
 	return s.streams.n
 }
 
-// streamCredentialValid re-verifies an open stream's credential: false
-// when it no longer verifies, when it now names another user or key, or
-// when the check itself failed (the stream cannot be kept without knowing
-// that its credential still stands).
-func (s *Server) streamCredentialValid(ctx context.Context, token string, was *worldforge.Actor) bool {
+// streamCredential re-verifies an open stream's credential: refused when
+// it no longer verifies or now names another user or key, unknown when
+// the check itself failed.
+func (s *Server) streamCredential(ctx context.Context, token string, was *worldforge.Actor) (streamVerdict, error) {
 	ctx, cancel := context.WithTimeout(ctx, streamRecheckTimeout)
 	defer cancel()
 	now, err := s.opts.Auth.Authenticate(ctx, token)
 	switch {
 	case errors.Is(err, worldforge.ErrUnauthorized):
 		s.log.InfoContext(ctx, "stream closed: its credential was revoked or expired", "user_id", was.UserID, "key_id", was.KeyID)
-		return false
+		return streamRefused, err
 	case err != nil:
-		if !errors.Is(ctx.Err(), context.Canceled) { // not the client leaving
-			s.log.WarnContext(ctx, "stream closed: its credential could not be re-verified", "user_id", was.UserID, "key_id", was.KeyID, "err", err)
-		}
-		return false
+		return streamUnknown, err
 	case now.UserID != was.UserID || now.KeyID != was.KeyID:
 		s.log.InfoContext(ctx, "stream closed: its credential changed owner", "user_id", was.UserID, "key_id", was.KeyID)
-		return false
+		return streamRefused, nil
 	}
-	return true
+	return streamValid, nil
 }
