@@ -106,6 +106,12 @@ type WorldStore interface {
 	// deleted. No player action or presence write on the world interleaves.
 	// An error from fn changes nothing and is returned as it is.
 	ResizeWorld(ctx context.Context, worldID string, fn ResizeFunc) (*World, error)
+	// CheckResizeQuota tells, before any resize work, whether resizing the
+	// world to cols × rows would take its owner over the cells quota
+	// (quota_exceeded: cells); a missing world is not_found. It is advice
+	// read outside any transaction, so that a refused resize costs a
+	// query, not the engine's work: ResizeWorld checks again, atomically.
+	CheckResizeQuota(ctx context.Context, worldID string, cols, rows int) error
 	// PickUp moves an item of a POI into the player's inventory in one
 	// transaction, after check has approved the player's presence and the
 	// POI. No presence is conflict: no_presence; a POI not in the world is

@@ -104,6 +104,12 @@ func (s *Server) resizeWorld(ctx context.Context, c *call, in *wf.ResizeWorldArg
 	if err != nil {
 		return nil, err
 	}
+	// A resize over the cells quota is refused before the engine rebuilds
+	// a document of up to 4096² cells (about a second and 100 MB); the
+	// store checks again in the resize's transaction.
+	if err := s.store.CheckResizeQuota(ctx, in.WorldID, cols, rows); err != nil {
+		return nil, storeErr(err)
+	}
 	var rep engine.ResizeReport
 	w, err := s.store.ResizeWorld(ctx, in.WorldID, func(w *wf.World, pois []wf.POI, rt *wf.WorldRuntime) (*wf.ResizePlan, error) {
 		if w.OwnerID != c.owner { // ownership changed since the check

@@ -105,6 +105,38 @@ func (db *DB) checkResize(ctx context.Context, q querier, w *worldforge.World, c
 	return nil
 }
 
+// CheckResizeQuota implements worldforge.WorldStore: the cells quota of
+// checkResize, read through the reader pool without locks (advice ahead
+// of the resize's work; ResizeWorld checks again in its transaction).
+func (db *DB) CheckResizeQuota(ctx context.Context, worldID string, cols, rows int) error {
+	limit := db.Quotas().Cells
+	if limit <= 0 {
+		return nil
+	}
+	var owner string
+	var oldCols, oldRows int64
+	q := db.reader.q()
+	err := q.queryRow(ctx, "SELECT owner_id, grid_cols, grid_rows FROM worlds WHERE id = ?", worldID).Scan(&owner, &oldCols, &oldRows)
+	if errNoRows(err) {
+		return wrap("check resize quota", worldforge.ErrNotFound)
+	}
+	if err != nil {
+		return wrap("check resize quota", err)
+	}
+	grown := int64(cols) * int64(rows)
+	if grown <= oldCols*oldRows {
+		return nil
+	}
+	_, others, err := ownedCells(ctx, q, owner, worldID)
+	if err != nil {
+		return wrap("check resize quota", err)
+	}
+	if others+grown > limit {
+		return wrap("check resize quota", worldforge.QuotaExceeded(worldforge.QuotaCells))
+	}
+	return nil
+}
+
 // checkNewLore refuses a new world's lore over the lore quota: the
 // distinct entities of c (a world is created with its lore).
 func (db *DB) checkNewLore(c *worldforge.WorldContent) error {

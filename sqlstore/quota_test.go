@@ -69,6 +69,13 @@ func TestQuotaWorldsAndCells(t *testing.T) {
 
 		// A growing resize over the cells quota is refused and changes
 		// nothing; shrinking, and growing back within it, are not.
+		// The advance check agrees, before any resize work.
+		wantQuota(t, db.CheckResizeQuota(ctx, w1.ID, 6, 10), worldforge.QuotaCells)
+		must(t, db.CheckResizeQuota(ctx, w1.ID, 5, 10))
+		must(t, db.CheckResizeQuota(ctx, w1.ID, 1, 1))
+		if err := db.CheckResizeQuota(ctx, "world_missing", 6, 10); !errors.Is(err, worldforge.ErrNotFound) {
+			t.Fatalf("CheckResizeQuota of a missing world: %v, want not_found", err)
+		}
 		_, err := db.ResizeWorld(ctx, w1.ID, resizeTo(6, 10))
 		wantQuota(t, err, worldforge.QuotaCells)
 		got, err := db.FindWorldHeader(ctx, w1.ID)
