@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// accessTableMarkdown renders the access table as the README shows it.
+// accessTableMarkdown renders the access table as docs/endpoint.md shows it.
 func accessTableMarkdown(rows []ToolAccess) string {
 	var b strings.Builder
 	b.WriteString("| tool | scopes | caller |\n|---|---|---|\n")
@@ -20,7 +20,7 @@ func accessTableMarkdown(rows []ToolAccess) string {
 	return b.String()
 }
 
-// TestREADMEAccessTable keeps the README's tool table equal to the access
+// TestREADMEAccessTable keeps the tool table of docs/endpoint.md equal to the access
 // table the server enforces. WORLDFORGE_UPDATE_README=1 rewrites it.
 func TestREADMEAccessTable(t *testing.T) {
 	s, err := New(nil, nil)
@@ -28,19 +28,19 @@ func TestREADMEAccessTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	const begin, end = "<!-- access-table -->\n", "<!-- /access-table -->"
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/endpoint.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(raw)
 	i, j := strings.Index(readme, begin), strings.Index(readme, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q … %q block", begin, end)
+		t.Fatalf("docs/endpoint.md has no %q … %q block", begin, end)
 	}
 	want := accessTableMarkdown(s.AccessTable())
 	if got := readme[i+len(begin) : j]; got != want {
 		if os.Getenv("WORLDFORGE_UPDATE_README") == "1" {
-			if err := os.WriteFile("../README.md", []byte(readme[:i+len(begin)]+want+readme[j:]), 0o644); err != nil {
+			if err := os.WriteFile("../docs/endpoint.md", []byte(readme[:i+len(begin)]+want+readme[j:]), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return
