@@ -164,12 +164,15 @@ func (p *Program) Markdown() string {
 		}
 		doc := c.Doc
 		if doc == "" {
-			doc = c.Summary
+			doc = markdownText.Replace(c.Summary)
 		}
 		b.WriteString("| `" + strings.ReplaceAll(p.Name+" "+c.Line(), "|", `\|`) + "` | " + doc + " |\n")
 	}
 	return b.String()
 }
+
+// markdownText escapes plain text for a Markdown table cell.
+var markdownText = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "`", "\\`", "*", `\*`, "_", `\_`)
 
 // synopsisFlag is a flag in a synopsis: "-x" or "--x" at the start of a
 // word or after "[" or "|", its name up to "=" or a space.
