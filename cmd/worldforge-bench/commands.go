@@ -15,7 +15,7 @@ var program = &cli.Program{
 	Commands: []cli.Command{
 		{Name: "compare", Synopsis: "[-c 1,8,64] [-duration 10s] [-warmup 1s] [-reps 2] [-protocol 2025-11-25|2026-07-28] [-pin=false] [-cpuprofile FILE] " +
 			"[-db DSN] [-postgres URL] [-mcpgo DIR|off] [-ts DIR|off] [-only NAMES]",
-			Summary: "load-test read_world against raw net/http, the bare go-sdk, mcp-go and the TypeScript SDK; prints the table",
+			Summary: "load-test read_world against the other MCP stacks; prints the table",
 			Doc:     "the load comparison table ([Performance](performance.md)): read_world against raw `net/http`, the bare go-sdk, mcp-go and the TypeScript SDK in one run"},
 		{Name: "soak", Synopsis: "[-duration 10m] [-rate 200] [-sample 10s] [-db DSN] [-pin=false]",
 			Summary: "steady mixed load; reports memory, goroutines, files and errors",
