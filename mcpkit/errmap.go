@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -300,55 +299,6 @@ func (c *Client) mapCallError(ctx, callCtx context.Context, s *session, op errOp
 	}
 	code, kind := classifyError(err, op.method, status)
 	return c.newError(code, kind, op, op.describe(), err)
-}
-
-// httpWatch remembers the last HTTP error status a session's transport
-// received, so that errors the go-sdk reports as text can be classified.
-type httpWatch struct {
-	status atomic.Int32
-}
-
-// headerTransport adds configured headers to every request and records
-// error statuses.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-	watch   *httpWatch
-}
-
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			if req.Header.Get(k) == "" { // never override the protocol's own headers
-				req.Header.Set(k, v)
-			}
-		}
-	}
-	resp, err := t.base.RoundTrip(req)
-	if err == nil {
-		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-			t.watch.status.Store(int32(resp.StatusCode))
-		}
-		tapStream(req, resp) // the event stream of one of our requests (route.go)
-	}
-	return resp, err
-}
-
-// httpClient returns a copy of the configured HTTP client (or a new one)
-// whose transport adds cfg's headers and reports to w.
-func httpClient(cfg *ServerConfig, w *httpWatch) *http.Client {
-	var hc http.Client
-	if cfg.HTTPClient != nil {
-		hc = *cfg.HTTPClient
-	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc.Transport = &headerTransport{base: base, headers: cfg.Headers, watch: w}
-	return &hc
 }
 
 // ToolResultError returns nil if res is not an error result, and
