@@ -1,5 +1,9 @@
 package mcpkit
 
+// Making one connection: spawn the child or dial the URL (with the
+// configured headers, and OAuth beneath them), the handshake, the first
+// lists.
+
 import (
 	"context"
 	"errors"

@@ -23,73 +23,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// These tests make the go-sdk in go.mod produce the errors errmap.go
-// classifies — from its stdio framing, its streamable HTTP client and its
-// JSON-RPC connection — and check the codes they get.
-
-// readIOConn feeds input to a go-sdk stdio connection and returns the
-// error of its first read.
-func readIOConn(t *testing.T, maxLine int, input string) error {
-	t.Helper()
-	pr, pw := io.Pipe()
-	t.Cleanup(func() { pr.Close() })
-	tr := &mcp.IOTransport{Reader: pr, Writer: nopCloser{io.Discard}, MaxLineLength: maxLine}
-	conn, err := tr.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	go pw.Write([]byte(input))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err = conn.Read(ctx)
-	if err == nil {
-		t.Fatalf("the go-sdk read %q without an error", input)
-	}
-	return err
-}
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-// connectHTTP connects a go-sdk client to an HTTP server whose handler
-// answers as h does, and returns the error of Connect or, if it connects,
-// of a tools/list.
-func connectHTTP(t *testing.T, h http.HandlerFunc, maxEvent int) error {
-	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cl := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1"}, nil)
-	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxEventSize: maxEvent, MaxRetries: -1}, nil)
-	if err != nil {
-		return err
-	}
-	defer cs.Close()
-	_, err = cs.ListTools(ctx, nil)
-	if err == nil {
-		t.Fatal("the go-sdk connected and listed tools without an error")
-	}
-	return err
-}
-
-// rpcRequest reads a JSON-RPC request from r.
-func rpcRequest(r *http.Request) (method string, id json.RawMessage) {
-	var req struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
-	}
-	json.NewDecoder(r.Body).Decode(&req)
-	return req.Method, req.ID
-}
-
-func initResult(id json.RawMessage, version string) string {
-	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"protocolVersion":"` + version +
-		`","capabilities":{"tools":{}},"serverInfo":{"name":"probe","version":"1"}}}`
-}
-
 // goSDKChecked is the go-sdk version errmap.go was checked against: the
 // texts of protocolMessages and paramsEncodingMessage, the jsonrpc2 codes
 // codeClientClosing, codeServerClosing and codeRejected, and the messages
@@ -281,6 +214,71 @@ func TestErrmapGoSDKErrors(t *testing.T) {
 	}
 }
 
+// readIOConn feeds input to a go-sdk stdio connection and returns the
+// error of its first read.
+func readIOConn(t *testing.T, maxLine int, input string) error {
+	t.Helper()
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pr.Close() })
+	tr := &mcp.IOTransport{Reader: pr, Writer: nopCloser{io.Discard}, MaxLineLength: maxLine}
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	go pw.Write([]byte(input))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = conn.Read(ctx)
+	if err == nil {
+		t.Fatalf("the go-sdk read %q without an error", input)
+	}
+	return err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// connectHTTP connects a go-sdk client to an HTTP server whose handler
+// answers as h does, and returns the error of Connect or, if it connects,
+// of a tools/list.
+func connectHTTP(t *testing.T, h http.HandlerFunc, maxEvent int) error {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1"}, nil)
+	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxEventSize: maxEvent, MaxRetries: -1}, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	_, err = cs.ListTools(ctx, nil)
+	if err == nil {
+		t.Fatal("the go-sdk connected and listed tools without an error")
+	}
+	return err
+}
+
+// rpcRequest reads a JSON-RPC request from r.
+func rpcRequest(r *http.Request) (method string, id json.RawMessage) {
+	var req struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	return req.Method, req.ID
+}
+
+func initResult(id json.RawMessage, version string) string {
+	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"protocolVersion":"` + version +
+		`","capabilities":{"tools":{}},"serverInfo":{"name":"probe","version":"1"}}}`
+}
+
+// inMemorySession connects a go-sdk client to a go-sdk server with one
+// tool, "t", over in-memory transports.
 func inMemorySession(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()

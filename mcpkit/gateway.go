@@ -1,5 +1,9 @@
 package mcpkit
 
+// The gateway: a Bridge served as one MCP server, relaying what the
+// upstream servers send in the course of a call to the session that made
+// it.
+
 import (
 	"context"
 	"encoding/json"

@@ -1,5 +1,9 @@
 package mcpkit
 
+// What a server sends the client unasked: list changes, resource updates,
+// progress, log messages, sampling and elicitation requests, and
+// subscription acknowledgements.
+
 import (
 	"context"
 	"log/slog"

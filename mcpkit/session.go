@@ -1,5 +1,9 @@
 package mcpkit
 
+// A Client's connection over its life: connect rounds that concurrent
+// callers share, the session of one connection, faults, reconnects and
+// close.
+
 import (
 	"context"
 	"errors"

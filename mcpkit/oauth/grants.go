@@ -276,7 +276,7 @@ func grantedScopes(t *oauth2.Token, requested []string) []string {
 }
 
 // userAuthorization sends the user to authURL and returns the redirect.
-// Without an OAuthAuthorize hook it fetches authURL itself and takes an
+// Without FlowOptions.Authorize it fetches authURL itself and takes an
 // immediate redirect (authorization servers that need no user).
 func (st *Flow) userAuthorization(ctx context.Context, authURL string) (*url.URL, error) {
 	if st.authorize != nil {

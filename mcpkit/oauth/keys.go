@@ -13,6 +13,8 @@ import (
 	"slices"
 )
 
+// parsePrivateKey reads a PEM private key for private_key_jwt: PKCS #8,
+// SEC 1 EC or PKCS #1 RSA.
 func parsePrivateKey(pemText string) (crypto.Signer, error) {
 	block, _ := pem.Decode([]byte(pemText))
 	if block == nil {
