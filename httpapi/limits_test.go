@@ -423,7 +423,7 @@ func TestSlowClient(t *testing.T) {
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("stream: %v %v", resp, err)
 		}
-		time.Sleep(3 * conn.ReadTimeout) // past every timeout
+		time.Sleep(3 * conn.ReadTimeout) // real time past the server's connection timeouts, which must not end a quiet stream
 		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 		_, err = br.ReadByte()
 		var ne net.Error

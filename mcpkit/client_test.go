@@ -446,7 +446,7 @@ func TestClientTimeoutOverlapping(t *testing.T) {
 	out := make(chan outcome)
 	call := func(name string, after time.Duration, ctx context.Context, tool string, args map[string]any) {
 		go func() {
-			time.Sleep(after)
+			time.Sleep(after) // real time: the calls start at different times against the client's one real-time timer
 			start := time.Now()
 			_, err := c.CallTool(ctx, tool, args)
 			out <- outcome{name, err, time.Since(start)}
@@ -589,7 +589,7 @@ func TestClientServerDiesMidCall(t *testing.T) {
 			errs <- err
 		}()
 	}
-	time.Sleep(100 * time.Millisecond) // let them reach the server
+	eventually(t, func() bool { return fx.blocked() == pending }) // they reached the server
 	start := time.Now()
 	_, err := c.CallTool(ctx, "crash", nil)
 	wantError(t, err, CodeNotConnected, FaultNotConnected)
@@ -747,7 +747,7 @@ func TestClientCloseFailsPendingCalls(t *testing.T) {
 		_, err := c.CallTool(context.Background(), "block", nil)
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	eventually(t, func() bool { return fx.blocked() == 1 }) // it reached the server
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range 3 { // concurrent Closes all return
@@ -1026,7 +1026,7 @@ func TestClientHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // time for a stream tied to connectCtx to be torn down; when it is not, there is no event to wait for
 		res, err := c.CallTool(ctx, "echo", map[string]any{"text": "over sse"})
 		if err != nil || resultText(res) != "over sse" {
 			t.Fatalf("echo = %v, %v", res, err)
@@ -1069,9 +1069,7 @@ func TestClientCloseDuringConnect(t *testing.T) {
 	c := NewClient(fx.cfg, opts())
 	errc := make(chan error, 1)
 	go func() { errc <- c.Connect(context.Background()) }()
-	for fx.spawns() == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually(t, func() bool { return fx.spawns() > 0 })
 	c.Close()
 	wantError(t, <-errc, CodeNotConnected, FaultNotConnected)
 	for _, pid := range fixturePids(t, fx) {
