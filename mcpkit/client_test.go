@@ -124,7 +124,8 @@ func (p *phaseLog) path() string {
 	return strings.Join(parts, "→")
 }
 
-// eventually waits (up to 10 s) for cond.
+// eventually waits (up to 10 s) for cond, polling: the conditions are
+// on files the fixture processes write, which signal nothing.
 func eventually(t testing.TB, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -422,7 +423,7 @@ func TestClientTimeout(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("server saw notifications/cancelled: %q, want 3", data)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polled: the fixture process records them in a file
 	}
 	if _, err := c.CallTool(ctxTimeout(t, 10*time.Second), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Errorf("after timeouts: %v", err)
@@ -686,7 +687,7 @@ func waitGone(t testing.TB, pid int) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process %d still running", pid)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polled: the processes are the client's or the fixture's children, not the test's to wait for
 	}
 }
 

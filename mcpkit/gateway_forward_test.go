@@ -461,7 +461,9 @@ func (d *downstream) upstreamState(t *testing.T, ctx context.Context, tool strin
 	return st
 }
 
-// waitUntil polls cond for up to 5 s, failing the test with what.
+// waitUntil polls cond for up to 5 s, failing the test with what: the
+// conditions are on notifications the sessions record and on the
+// upstream's state, asked for by a call, which signal nothing.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

@@ -182,7 +182,7 @@ func TestStreamCapsLowFD(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("a closed stream's slot was not freed within 10s")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polled: the child process tells nothing when it sees the connection close
 	}
 	served("after all that")
 	if out := c.stderr.String(); strings.Contains(out, "too many open files") {
