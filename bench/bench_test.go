@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -513,23 +514,31 @@ func TestRSS(t *testing.T) {
 	if _, err := RSS(-1); err == nil {
 		t.Error("RSS(-1) succeeded")
 	}
-	s := StartRSSSampler(os.Getpid())
-	garbage := make([][]byte, 0, 16)
-	for range 16 {
-		garbage = append(garbage, bytes.Repeat([]byte{1}, 1<<20)) // touch 16 MiB
-	}
-	time.Sleep(250 * time.Millisecond)
-	peak, last, err := s.Stop()
-	runtimeKeepAlive(garbage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Samples() < 2 || last <= 0 || peak < last {
-		t.Errorf("samples %d, peak %d, last %d", s.Samples(), peak, last)
-	}
-	if p2, l2, _ := s.Stop(); p2 != peak || l2 != last {
-		t.Error("second Stop changed the values")
-	}
+	// The sampler's ticker runs in a synctest bubble: its fake clock
+	// passes 2.5 intervals at once, so the loop samples twice for sure.
+	synctest.Test(t, func(t *testing.T) {
+		s := StartRSSSampler(os.Getpid())
+		garbage := make([][]byte, 0, 16)
+		for range 16 {
+			garbage = append(garbage, bytes.Repeat([]byte{1}, 1<<20)) // touch 16 MiB
+		}
+		time.Sleep(5 * RSSInterval / 2)
+		synctest.Wait()
+		if n := s.Samples(); n < 3 {
+			t.Errorf("%d samples after 2.5 intervals: the loop did not sample", n)
+		}
+		peak, last, err := s.Stop()
+		runtimeKeepAlive(garbage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Samples() < 2 || last <= 0 || peak < last {
+			t.Errorf("samples %d, peak %d, last %d", s.Samples(), peak, last)
+		}
+		if p2, l2, _ := s.Stop(); p2 != peak || l2 != last {
+			t.Error("second Stop changed the values")
+		}
+	})
 }
 
 var sink atomic.Pointer[[][]byte]

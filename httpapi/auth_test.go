@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,9 +98,13 @@ func TestUnauthorized(t *testing.T) {
 
 // TestRevocationAcrossReplicas: a key revoked through one replica (another
 // Authenticator on the same database) is refused by this one within a
-// second.
+// second. The server's authenticator runs a second ahead instead of the
+// test sleeping one.
 func TestRevocationAcrossReplicas(t *testing.T) {
-	s := testserver.Start(t, dbtest.Open(t))
+	var ahead atomic.Int64 // added to the server authenticator's clock
+	s := testserver.StartWith(t, dbtest.Open(t), testserver.Config{
+		AuthNow: func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) },
+	})
 	key := s.Key(t, s.Owner, wf.ScopeAll)
 	if resp := post(t, s, key, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"Mcp-Protocol-Version": "2025-06-18"}); resp.StatusCode != http.StatusOK {
 		t.Fatalf("before revocation: status %d", resp.StatusCode)
@@ -111,7 +116,7 @@ func TestRevocationAcrossReplicas(t *testing.T) {
 	if err := other.RevokeKey(context.Background(), key); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	ahead.Add(int64(time.Second))
 	if resp := post(t, s, key, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"Mcp-Protocol-Version": "2025-06-18"}); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("1 s after revocation on another replica: status %d, want 401", resp.StatusCode)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"testing"
-	"time"
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/bench"
@@ -146,16 +145,9 @@ func TestFastPathObservability(t *testing.T) {
 }
 
 // awaitRequestLine returns the request log lines of request id once there
-// is one: the line is written when the handler returns, which the client
-// may see its answer before.
+// is one (none after 10 s): the line is written when the handler returns,
+// which the client may see its answer before.
 func awaitRequestLine(t *testing.T, logs *logBuffer, id string) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		lines := logs.find(t, "request", map[string]any{"request_id": id})
-		if len(lines) > 0 || time.Now().After(deadline) {
-			return lines
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return logs.await(t, "request", map[string]any{"request_id": id})
 }

@@ -321,14 +321,29 @@ func TestMetricsDisabled(t *testing.T) {
 
 // logBuffer collects JSON log lines.
 type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed at the next Write; nil until next asks
 }
 
 func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
+}
+
+// next returns a channel closed at the buffer's next write.
+func (b *logBuffer) next() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.written == nil {
+		b.written = make(chan struct{})
+	}
+	return b.written
 }
 
 func (b *logBuffer) String() string {
@@ -370,6 +385,25 @@ next:
 		out = append(out, l)
 	}
 	return out
+}
+
+// await returns the lines find returns once there is one, looking again
+// at each write to the buffer; after 10 s it returns none.
+func (b *logBuffer) await(t testing.TB, msg string, want map[string]any) []map[string]any {
+	t.Helper()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for {
+		written := b.next() // before looking: a write meanwhile is not missed
+		if lines := b.find(t, msg, want); len(lines) > 0 {
+			return lines
+		}
+		select {
+		case <-written:
+		case <-timeout.C:
+			return b.find(t, msg, want)
+		}
+	}
 }
 
 func jsonLogger(b *logBuffer) *slog.Logger {

@@ -49,6 +49,10 @@ func streamRequest(t *testing.T, base, token string) (*openStream, reply) {
 	return s, reply{status: resp.StatusCode, header: resp.Header}
 }
 
+// streamEnded matches the request line of a GET /mcp stream that was open
+// (200) and ended: refused streams log 429.
+var streamEnded = map[string]any{"method": "GET", "path": "/mcp", "status": float64(http.StatusOK)}
+
 // mustStream opens a stream and fails the test unless it is open.
 func mustStream(t *testing.T, base, token string) *openStream {
 	t.Helper()
@@ -66,8 +70,9 @@ func mustStream(t *testing.T, base, token string) *openStream {
 func TestStreamCaps(t *testing.T) {
 	t.Parallel()
 	ts := testserver.Start(t, dbtest.Open(t))
+	logs := &logBuffer{}
 	api := httpapi.New(httpapi.Options{Auth: ts.Auth, MCP: ts.Tools.MCP(), Tools: ts.Tools, Store: ts.DB,
-		Limits: httpapi.Limits{MaxStreamsPerCredential: 2, MaxStreams: 4}})
+		Limits: httpapi.Limits{MaxStreamsPerCredential: 2, MaxStreams: 4}, Logger: jsonLogger(logs)})
 	base := testserver.Listen(t, api)
 	keyA, keyB := ts.Key(t, ts.Owner, wf.ScopeAll), ts.Key(t, ts.Owner, wf.ScopeAll)
 	before := ts.AuditCount(t)
@@ -97,14 +102,15 @@ func TestStreamCaps(t *testing.T) {
 	if got := ts.AuditCount(t); got != before {
 		t.Errorf("streams and refusals wrote %d audit rows", got-before)
 	}
-	// Closing a stream frees its slot once the server has seen it go.
+	// Closing a stream frees its slot once the server has seen it go: its
+	// request line (the only stream answered 200 to end) is logged after
+	// the handler released the slot.
 	a1.body.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for api.OpenStreams() != 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("OpenStreams = %d 10s after a stream closed, want 3", api.OpenStreams())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if len(logs.await(t, "request", streamEnded)) == 0 {
+		t.Fatal("no request line for the closed stream within 10s")
+	}
+	if n := api.OpenStreams(); n != 3 {
+		t.Fatalf("OpenStreams = %d once the closed stream ended, want 3", n)
 	}
 	mustStream(t, base, keyB)
 

@@ -124,7 +124,8 @@ func (p *phaseLog) path() string {
 	return strings.Join(parts, "→")
 }
 
-// eventually waits (up to 10 s) for cond.
+// eventually waits (up to 10 s) for cond, polling: the conditions are
+// on files the fixture processes write, which signal nothing.
 func eventually(t testing.TB, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -422,7 +423,7 @@ func TestClientTimeout(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("server saw notifications/cancelled: %q, want 3", data)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polled: the fixture process records them in a file
 	}
 	if _, err := c.CallTool(ctxTimeout(t, 10*time.Second), "echo", map[string]any{"text": "x"}); err != nil {
 		t.Errorf("after timeouts: %v", err)
@@ -446,7 +447,7 @@ func TestClientTimeoutOverlapping(t *testing.T) {
 	out := make(chan outcome)
 	call := func(name string, after time.Duration, ctx context.Context, tool string, args map[string]any) {
 		go func() {
-			time.Sleep(after)
+			time.Sleep(after) // real time: the calls start at different times against the client's one real-time timer
 			start := time.Now()
 			_, err := c.CallTool(ctx, tool, args)
 			out <- outcome{name, err, time.Since(start)}
@@ -589,7 +590,7 @@ func TestClientServerDiesMidCall(t *testing.T) {
 			errs <- err
 		}()
 	}
-	time.Sleep(100 * time.Millisecond) // let them reach the server
+	eventually(t, func() bool { return fx.blocked() == pending }) // they reached the server
 	start := time.Now()
 	_, err := c.CallTool(ctx, "crash", nil)
 	wantError(t, err, CodeNotConnected, FaultNotConnected)
@@ -686,7 +687,7 @@ func waitGone(t testing.TB, pid int) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process %d still running", pid)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polled: the processes are the client's or the fixture's children, not the test's to wait for
 	}
 }
 
@@ -747,7 +748,7 @@ func TestClientCloseFailsPendingCalls(t *testing.T) {
 		_, err := c.CallTool(context.Background(), "block", nil)
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	eventually(t, func() bool { return fx.blocked() == 1 }) // it reached the server
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range 3 { // concurrent Closes all return
@@ -1026,7 +1027,7 @@ func TestClientHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // time for a stream tied to connectCtx to be torn down; when it is not, there is no event to wait for
 		res, err := c.CallTool(ctx, "echo", map[string]any{"text": "over sse"})
 		if err != nil || resultText(res) != "over sse" {
 			t.Fatalf("echo = %v, %v", res, err)
@@ -1069,9 +1070,7 @@ func TestClientCloseDuringConnect(t *testing.T) {
 	c := NewClient(fx.cfg, opts())
 	errc := make(chan error, 1)
 	go func() { errc <- c.Connect(context.Background()) }()
-	for fx.spawns() == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually(t, func() bool { return fx.spawns() > 0 })
 	c.Close()
 	wantError(t, <-errc, CodeNotConnected, FaultNotConnected)
 	for _, pid := range fixturePids(t, fx) {

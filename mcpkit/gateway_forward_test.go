@@ -101,7 +101,7 @@ func newForwardServer() *mcp.Server {
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "log_later"}, func(_ context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
 		go func() {
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // after the answer is on the wire (the go-sdk tells a handler nothing of it): a message outside the call
 			req.Session.Log(context.Background(), &mcp.LoggingMessageParams{Level: "error", Logger: "forward", Data: in.Text})
 		}()
 		return fxText("later"), nil, nil
@@ -174,7 +174,7 @@ func newForwardServer() *mcp.Server {
 			return fxText("no stream"), nil, nil
 		}
 		req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 5 * time.Millisecond})
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(150 * time.Millisecond) // real time for the clients to see the stream close and resume it; no hook tells the fixture they did
 		return fxText("answered after the stream closed"), nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "caps"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -461,7 +461,9 @@ func (d *downstream) upstreamState(t *testing.T, ctx context.Context, tool strin
 	return st
 }
 
-// waitUntil polls cond for up to 5 s, failing the test with what.
+// waitUntil polls cond for up to 5 s, failing the test with what: the
+// conditions are on notifications the sessions record and on the
+// upstream's state, asked for by a call, which signal nothing.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
@@ -575,7 +577,7 @@ func TestGatewayForwardsProgressAndLogs(t *testing.T) {
 				lc, _, _ := chatty.snapshot()
 				return len(lq) >= 2 && len(lc) >= 4
 			})
-			time.Sleep(50 * time.Millisecond) // for any that should not come
+			time.Sleep(50 * time.Millisecond) // for any that should not come: an absence has no event to wait for
 			if logs, _, _ := quiet.snapshot(); !slices.Equal(logs, []string{"warning q warning", "error q error"}) {
 				t.Errorf("the warning-level session got %q", logs)
 			}
@@ -721,7 +723,7 @@ func TestGatewayForwardsSubscriptions(t *testing.T) {
 			}
 			c.call(t, ctx, &mcp.CallToolParams{Name: "touch", Arguments: map[string]any{"uri": "mem://doc"}})
 			waitUntil(t, "a's third update", func() bool { _, _, ua := a.snapshot(); return len(ua) == 3 })
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // for an update to b or c that should not come: an absence has no event to wait for
 			if _, _, ub := b.snapshot(); len(ub) != 1 {
 				t.Errorf("b got updates after unsubscribing: %v", ub)
 			}

@@ -30,6 +30,7 @@ const (
 	envSpawnLog  = "MCPKIT_TEST_SPAWNS"    // file the fixture appends its pid to at start
 	envCancelLog = "MCPKIT_TEST_CANCELLED" // file notifications/cancelled are recorded in
 	envPidFile   = "MCPKIT_TEST_PIDFILE"   // file the spawn tool writes its grandchild's pid to
+	envBlockLog  = "MCPKIT_TEST_BLOCKED"   // file the block tool appends a line to when a call starts
 )
 
 // Fixture kinds.
@@ -69,7 +70,7 @@ func runFixture(kind string) int {
 		io.Copy(io.Discard, os.Stdin)
 		return 0
 	case fxSlowStart:
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the start-up work this fixture stands for: real time the client must wait out
 		srv := newFixtureServer(false)
 		if err := srv.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1}); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture:", err)
@@ -173,6 +174,9 @@ func newFixtureServer(badCursor bool) *mcp.Server {
 		return nil, nil, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if f := os.Getenv(envBlockLog); f != "" {
+			appendLine(f, "block")
+		}
 		<-ctx.Done()
 		return nil, nil, ctx.Err()
 	})
@@ -298,6 +302,7 @@ type fixture struct {
 	spawnLog  string
 	cancelLog string
 	pidFile   string
+	blockLog  string
 	dir       string
 }
 
@@ -314,6 +319,7 @@ func newFixture(t testing.TB, name, kind string) *fixture {
 		spawnLog:  filepath.Join(dir, "spawns"),
 		cancelLog: filepath.Join(dir, "cancelled"),
 		pidFile:   filepath.Join(dir, "pid"),
+		blockLog:  filepath.Join(dir, "blocked"),
 	}
 	f.cfg = ServerConfig{
 		Name:    name,
@@ -323,6 +329,7 @@ func newFixture(t testing.TB, name, kind string) *fixture {
 			envSpawnLog:  f.spawnLog,
 			envCancelLog: f.cancelLog,
 			envPidFile:   f.pidFile,
+			envBlockLog:  f.blockLog,
 			// A race-enabled binary sleeps 1 s at exit by default.
 			"GORACE": "atexit_sleep_ms=0",
 		},
@@ -333,6 +340,12 @@ func newFixture(t testing.TB, name, kind string) *fixture {
 // spawns counts the processes the fixture started.
 func (f *fixture) spawns() int {
 	data, _ := os.ReadFile(f.spawnLog)
+	return strings.Count(string(data), "\n")
+}
+
+// blocked counts the calls of the block tool the fixture has started.
+func (f *fixture) blocked() int {
+	data, _ := os.ReadFile(f.blockLog)
 	return strings.Count(string(data), "\n")
 }
 

@@ -134,6 +134,8 @@ func TestAPIKeys(t *testing.T) {
 		if revoked.RevokedAt == nil {
 			t.Fatal("RevokedAt not set after revoke")
 		}
+		// The store stamps with the wall clock in ms: let it move, so that
+		// a second revoke that moved RevokedAt would show.
 		time.Sleep(5 * time.Millisecond)
 		must(t, db.RevokeAPIKey(ctx, hash)) // revoking twice is not an error
 		again, err := db.FindAPIKeyByHash(ctx, hash)

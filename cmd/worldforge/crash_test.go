@@ -118,19 +118,20 @@ func startCrashChild(t *testing.T, dsn string, flags ...string) *crashChild {
 	})
 
 	const startTimeout = 20 * time.Second
-	deadline := time.Now().Add(startTimeout)
+	timeout := time.NewTimer(startTimeout)
+	defer timeout.Stop()
 	for {
+		written := c.stderr.next() // before looking: a write meanwhile is not missed
 		if m := listeningRe.FindStringSubmatch(c.stderr.String()); m != nil {
 			c.url = m[1]
 			c.base = strings.TrimSuffix(c.url, "/mcp")
 			return c
 		}
 		select {
+		case <-written:
 		case <-c.done:
 			t.Fatalf("server child exited before listening: %v\nstderr:\n%s", c.waitErr, c.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
+		case <-timeout.C:
 			t.Fatalf("server child not listening after %s\nstderr:\n%s", startTimeout, c.stderr.String())
 		}
 	}

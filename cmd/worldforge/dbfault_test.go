@@ -120,10 +120,48 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	var (
 		mu       sync.Mutex
 		outcomes []faultOutcome
+		added    = make(chan struct{}, 1) // signalled after each outcome is added
 		stop     atomic.Bool
 		seq      atomic.Int64
 		wg       sync.WaitGroup
 	)
+	// await waits until cond holds over the outcomes so far, rechecking it
+	// as each outcome comes in; it fails the test after 30 s or when the
+	// server exits.
+	await := func(what string, cond func([]faultOutcome) bool) {
+		t.Helper()
+		timeout := time.NewTimer(30 * time.Second)
+		defer timeout.Stop()
+		for {
+			mu.Lock()
+			ok := cond(outcomes)
+			mu.Unlock()
+			if ok {
+				return
+			}
+			select {
+			case <-added:
+			case <-child.done:
+				stop.Store(true)
+				wg.Wait()
+				t.Fatalf("waiting for %s: the server exited: %v\n%s", what, child.waitErr, child.stderr.String())
+			case <-timeout.C:
+				stop.Store(true)
+				wg.Wait()
+				t.Fatalf("no %s within 30s\nserver stderr:\n%s", what, child.stderr.String())
+			}
+		}
+	}
+	// succeeded counts the successful answers to calls sent after since.
+	succeeded := func(outs []faultOutcome, since time.Time) int {
+		n := 0
+		for _, o := range outs {
+			if o.sent.After(since) && o.status == http.StatusOK && !o.isError && o.err == nil {
+				n++
+			}
+		}
+		return n
+	}
 	for w := range workers {
 		wg.Go(func() {
 			for !stop.Load() {
@@ -140,40 +178,40 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 				mu.Lock()
 				outcomes = append(outcomes, o)
 				mu.Unlock()
+				select {
+				case added <- struct{}{}:
+				default: // a signal is already pending
+				}
 				if o.status == http.StatusServiceUnavailable || o.isError {
 					time.Sleep(20 * time.Millisecond) // as a client honouring Retry-After would, a little
 				}
 			}
 		})
 	}
-	time.Sleep(time.Second)
+	// The load runs: two successful calls per worker.
+	start := time.Now()
+	await("load before the stop", func(outs []faultOutcome) bool { return succeeded(outs, start) >= 2*workers })
 	stoppedAt := time.Now()
 	cluster.Stop()
 	downAt := time.Now()
-	time.Sleep(2 * time.Second)
-	restartAt := time.Now() // the database may answer from here on
+	time.Sleep(2 * time.Second) // the outage lasts: real time for the child process's requests to keep meeting a stopped database
+	restartAt := time.Now()     // the database may answer from here on
 	cluster.Start()
 	upAt := time.Now()
-	// Wait (bounded) for the first success after the restart.
+	// The first success after the restart, then two per worker.
 	var recovered time.Time
-	deadline := time.Now().Add(30 * time.Second)
-	for recovered.IsZero() && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		mu.Lock()
-		for _, o := range outcomes {
+	await("successful call after PostgreSQL's restart", func(outs []faultOutcome) bool {
+		for _, o := range outs {
 			if o.at.After(upAt) && o.status == http.StatusOK && !o.isError && o.err == nil {
 				recovered = o.at
-				break
+				return true
 			}
 		}
-		mu.Unlock()
-	}
-	time.Sleep(500 * time.Millisecond)
+		return false
+	})
+	await("load after the restart", func(outs []faultOutcome) bool { return succeeded(outs, recovered) >= 2*workers })
 	stop.Store(true)
 	wg.Wait()
-	if recovered.IsZero() {
-		t.Fatalf("no successful call within 30s of PostgreSQL's restart\nserver stderr:\n%s", child.stderr.String())
-	}
 	select {
 	case <-child.done:
 		t.Fatalf("the server exited: %v\n%s", child.waitErr, child.stderr.String())

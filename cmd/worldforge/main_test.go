@@ -620,14 +620,29 @@ func TestHelp(t *testing.T) {
 // syncBuffer is a bytes.Buffer safe to write from the server's goroutine
 // while the test reads it.
 type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed at the next Write; nil until next asks
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
+}
+
+// next returns a channel closed at the buffer's next write.
+func (b *syncBuffer) next() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.written == nil {
+		b.written = make(chan struct{})
+	}
+	return b.written
 }
 
 func (b *syncBuffer) String() string {
@@ -636,21 +651,25 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitFor polls cond until it holds, failing the test after timeout or if
-// the server stopped.
-func waitFor(t testing.TB, what string, timeout time.Duration, done <-chan error, cond func() bool) {
+// waitFor waits until cond, a condition on what the server writes to out,
+// holds, looking again at each write; it fails the test after timeout or
+// if the server stopped.
+func waitFor(t testing.TB, what string, timeout time.Duration, done <-chan error, out *syncBuffer, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		written := out.next() // before looking: a write meanwhile is not missed
+		if cond() {
+			return
+		}
 		select {
+		case <-written:
 		case err := <-done:
 			t.Fatalf("waiting for %s: the server stopped: %v", what, err)
-		default:
-		}
-		if time.Now().After(deadline) {
+		case <-timer.C:
 			t.Fatalf("waiting for %s: gave up after %s", what, timeout)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -730,7 +749,7 @@ func startServe(t testing.TB, dsn string, extra ...string) *server {
 			t.Errorf("serve did not stop within 30s of its context ending")
 		}
 	})
-	waitFor(t, "the listening line", 10*time.Second, s.done, func() bool { return listeningRe.MatchString(s.stderr.String()) })
+	waitFor(t, "the listening line", 10*time.Second, s.done, s.stderr, func() bool { return listeningRe.MatchString(s.stderr.String()) })
 	s.url = listeningRe.FindStringSubmatch(s.stderr.String())[1]
 	return s
 }

@@ -96,7 +96,7 @@ func TestMCPGateway(t *testing.T) {
 		}
 	})
 	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:[0-9]+/)`)
-	waitFor(t, "the gateway", 20*time.Second, done, func() bool { return re.MatchString(stderr.String()) })
+	waitFor(t, "the gateway", 20*time.Second, done, &stderr, func() bool { return re.MatchString(stderr.String()) })
 	url := re.FindStringSubmatch(stderr.String())[1]
 	cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer ccancel()

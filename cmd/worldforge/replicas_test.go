@@ -141,7 +141,7 @@ func TestTwoReplicas(t *testing.T) {
 					seen[i] = time.Since(revoked)
 				}
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // the promise is a real second across two child processes; this only samples when each sees it
 		}
 		for i, c := range []*crashChild{a, b} {
 			if got := me(c.base); got != http.StatusUnauthorized {

@@ -48,19 +48,20 @@ func startLowFDChild(t *testing.T, nofile int, dsn string, flags ...string) *cra
 			t.Errorf("server child %d not reaped within 10s of SIGKILL", c.cmd.Process.Pid)
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
 	for {
+		written := c.stderr.next() // before looking: a write meanwhile is not missed
 		if m := listeningRe.FindStringSubmatch(c.stderr.String()); m != nil {
 			c.url = m[1]
 			c.base = strings.TrimSuffix(c.url, "/mcp")
 			return c
 		}
 		select {
+		case <-written:
 		case <-c.done:
 			t.Fatalf("server child exited before listening: %v\nstderr:\n%s", c.waitErr, c.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
+		case <-timeout.C:
 			t.Fatalf("server child not listening after 20s\nstderr:\n%s", c.stderr.String())
 		}
 	}
@@ -182,7 +183,7 @@ func TestStreamCapsLowFD(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("a closed stream's slot was not freed within 10s")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // polled: the child process tells nothing when it sees the connection close
 	}
 	served("after all that")
 	if out := c.stderr.String(); strings.Contains(out, "too many open files") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -78,29 +79,32 @@ func TestBufferedWriterBatchesAndKeepsOrder(t *testing.T) {
 	}
 }
 
+// TestBufferedWriterInterval runs in a synctest bubble: the writer's timer
+// is in-process, so the fake clock moves it without waiting.
 func TestBufferedWriterInterval(t *testing.T) {
-	var out syncBuffer
-	bw := NewBufferedWriter(&out, 20*time.Millisecond)
-	defer bw.Close()
-	fmt.Fprintln(bw, "first")
-	if got := out.String(); got != "" {
-		t.Fatalf("written before the interval: %q", got)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for out.String() != "first\n" {
-		if time.Now().After(deadline) {
-			t.Fatalf("not written after the interval: %q", out.String())
+	synctest.Test(t, func(t *testing.T) {
+		const interval = 20 * time.Millisecond
+		var out syncBuffer
+		bw := NewBufferedWriter(&out, interval)
+		defer bw.Close()
+		fmt.Fprintln(bw, "first")
+		synctest.Wait()
+		if got := out.String(); got != "" {
+			t.Fatalf("written before the interval: %q", got)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	// The timer re-arms for the next batch.
-	fmt.Fprintln(bw, "second")
-	for out.String() != "first\nsecond\n" {
-		if time.Now().After(deadline) {
-			t.Fatalf("second batch not written: %q", out.String())
+		time.Sleep(interval) // the bubble's fake clock: returns at once
+		synctest.Wait()
+		if got := out.String(); got != "first\n" {
+			t.Fatalf("not written after the interval: %q", got)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		// The timer re-arms for the next batch.
+		fmt.Fprintln(bw, "second")
+		time.Sleep(interval)
+		synctest.Wait()
+		if got := out.String(); got != "first\nsecond\n" {
+			t.Fatalf("second batch not written: %q", got)
+		}
+	})
 }
 
 func TestBufferedWriterUnbufferedAndClosed(t *testing.T) {

@@ -59,13 +59,16 @@ type Config struct {
 	// MaxBufferedAnswerBytes is mcpserver.Options.MaxBufferedAnswerBytes
 	// (0: the default).
 	MaxBufferedAnswerBytes int64
+	// AuthNow replaces the authenticator's clock (auth.Options.Now); nil
+	// is time.Now.
+	AuthNow func() time.Time
 }
 
 // StartWith is Start with a Config.
 func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 	t.Helper()
 	ctx := context.Background()
-	a, err := auth.New(ctx, db, nil)
+	a, err := auth.New(ctx, db, &auth.Options{Now: cfg.AuthNow})
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
