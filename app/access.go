@@ -89,8 +89,8 @@ const (
 
 // Access is one operation's row of the access table: what serves it (an
 // MCP tool, REST routes), the scopes a credential needs, who, holding
-// them, may perform it, and whether it only reads (a read is audited all
-// the same).
+// them, may perform it, whether it only reads (a read is audited all the
+// same) and whether it writes no audit row at all.
 type Access struct {
 	Op       string
 	Tool     string   // the MCP tool serving it, or ""
@@ -99,6 +99,10 @@ type Access struct {
 	AnyScope bool
 	Who      Who
 	ReadOnly bool
+	// NoAudit: a success writes no audit row (the REST reads of the
+	// caller's own review queue, rules and identity). Every other success
+	// writes one (a changeset commit, one per proposal).
+	NoAudit bool
 }
 
 func toolRow(name string, who Who, scopes ...string) Access {
@@ -110,6 +114,8 @@ func writeRow(name string, who Who, scopes ...string) Access {
 }
 
 func anyScope(a Access) Access { a.AnyScope = true; return a }
+
+func unaudited(a Access) Access { a.NoAudit = true; return a }
 
 func routeRow(op string, routes []string, who Who, readOnly bool, scopes ...string) Access {
 	return Access{Op: op, Routes: routes, Scopes: scopes, Who: who, ReadOnly: readOnly}
@@ -155,15 +161,15 @@ var table = []Access{
 	writeRow(wf.ToolCommitEncounter, WhoOwner, wf.ScopeEncounterCommit),
 	writeRow(wf.ToolCreateCampaign, WhoAnyone, wf.ScopeCampaignWrite),
 
-	routeRow(OpMe, []string{"GET /me"}, WhoSelf, true),
+	unaudited(routeRow(OpMe, []string{"GET /me"}, WhoSelf, true)),
 	routeRow(OpPlacePresence, []string{"PUT /worlds/{id}/presence"}, WhoPlayerOrGM, false, wf.ScopeWorldWrite),
 	routeRow(OpSearchWorldPOIs, []string{"GET /worlds/{id}/pois/search", "POST /worlds/{id}/pois/search"}, WhoMember, true, wf.ScopeWorldRead),
-	routeRow(OpListProposals, []string{"GET /worlds/{id}/proposals"}, WhoOwnerOrGM, true, wf.ScopeWorldRead),
-	routeRow(OpGetProposal, []string{"GET /proposals/{id}"}, WhoReviewer, true, wf.ScopeWorldRead),
+	unaudited(routeRow(OpListProposals, []string{"GET /worlds/{id}/proposals"}, WhoOwnerOrGM, true, wf.ScopeWorldRead)),
+	unaudited(routeRow(OpGetProposal, []string{"GET /proposals/{id}"}, WhoReviewer, true, wf.ScopeWorldRead)),
 	routeRow(OpCommitProposal, []string{"POST /proposals/{id}/commit"}, WhoReviewer, false, wf.ScopeWorldWrite),
 	routeRow(OpRejectProposal, []string{"POST /proposals/{id}/reject"}, WhoReviewer, false, wf.ScopeWorldWrite),
 	routeRow(OpCommitChangeset, []string{"POST /worlds/{id}/changesets/{changeset}/commit"}, WhoOwnerOrGM, false, wf.ScopeWorldWrite),
-	routeRow(OpListAutoAcceptRules, []string{"GET /auto-accept-rules"}, WhoSelf, true, wf.ScopeWorldRead),
+	unaudited(routeRow(OpListAutoAcceptRules, []string{"GET /auto-accept-rules"}, WhoSelf, true, wf.ScopeWorldRead)),
 	routeRow(OpCreateAutoAcceptRule, []string{"POST /auto-accept-rules"}, WhoSelf, false, wf.ScopeWorldWrite),
 	routeRow(OpDeleteAutoAcceptRule, []string{"DELETE /auto-accept-rules/{id}"}, WhoSelf, false, wf.ScopeWorldWrite),
 }

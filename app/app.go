@@ -68,6 +68,7 @@ type Request struct {
 // call is the state of one operation shared with its body.
 type call struct {
 	req   Request
+	row   *Access
 	owner string
 	audit wf.AuditEntry
 	// audited is set by a body whose audit row the store wrote in the
@@ -99,7 +100,7 @@ func begin(r Request, op string) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &call{req: r, owner: owner}, nil
+	return &call{req: r, row: row, owner: owner}, nil
 }
 
 // run performs operation op for r: begin, the body (role, visibility,
@@ -122,9 +123,9 @@ func run[T any](ctx context.Context, s *Service, r Request, op string, body func
 }
 
 // audit writes the call's audit row (outcome ok), unless the body's
-// transaction did.
+// transaction did or the operation is not audited (Access.NoAudit).
 func (s *Service) audit(ctx context.Context, c *call) error {
-	if c.audited {
+	if c.audited || c.row.NoAudit {
 		return nil
 	}
 	a := c.entry("ok")

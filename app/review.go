@@ -148,46 +148,42 @@ type ProposalQuery struct {
 // who may not learns nothing about their query's faults); it is not
 // audited.
 func (s *Service) ListProposals(ctx context.Context, r Request, worldID string, read func(*ProposalQuery) error) ([]wf.Proposal, error) {
-	c, err := begin(r, OpListProposals)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.ownerOrGM(ctx, c, worldID); err != nil {
-		return nil, err
-	}
-	var q ProposalQuery
-	if read != nil {
-		if err := read(&q); err != nil {
+	return run(ctx, s, r, OpListProposals, func(c *call) ([]wf.Proposal, error) {
+		if err := s.ownerOrGM(ctx, c, worldID); err != nil {
 			return nil, err
 		}
-	}
-	list, err := s.store.ListProposals(ctx, wf.ProposalFilter{WorldID: worldID, Status: q.Status, ChangesetID: q.ChangesetID, Limit: q.Limit})
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	if list == nil {
-		list = []wf.Proposal{}
-	}
-	return list, nil
+		var q ProposalQuery
+		if read != nil {
+			if err := read(&q); err != nil {
+				return nil, err
+			}
+		}
+		list, err := s.store.ListProposals(ctx, wf.ProposalFilter{WorldID: worldID, Status: q.Status, ChangesetID: q.ChangesetID, Limit: q.Limit})
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		if list == nil {
+			list = []wf.Proposal{}
+		}
+		return list, nil
+	})
 }
 
 // GetProposal reads one proposal for its reviewer; it is not audited.
 func (s *Service) GetProposal(ctx context.Context, r Request, id string) (*wf.Proposal, error) {
-	c, err := begin(r, OpGetProposal)
-	if err != nil {
-		return nil, err
-	}
-	if !wf.ValidID("prop", id) {
-		return nil, wf.BadRequest("%q is not a proposal id", id)
-	}
-	p, err := s.store.FindProposal(ctx, id)
-	if err == nil {
-		err = s.canReview(ctx, c.owner, p)
-	}
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	return p, nil
+	return run(ctx, s, r, OpGetProposal, func(c *call) (*wf.Proposal, error) {
+		if !wf.ValidID("prop", id) {
+			return nil, wf.BadRequest("%q is not a proposal id", id)
+		}
+		p, err := s.store.FindProposal(ctx, id)
+		if err == nil {
+			err = s.canReview(ctx, c.owner, p)
+		}
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		return p, nil
+	})
 }
 
 // CommitProposal commits one proposal for its reviewer: claim once,

@@ -21,18 +21,16 @@ type RuleArgs struct {
 
 // ListAutoAcceptRules lists the caller's auto-accept rules.
 func (s *Service) ListAutoAcceptRules(ctx context.Context, r Request) ([]wf.AutoAcceptRule, error) {
-	c, err := begin(r, OpListAutoAcceptRules)
-	if err != nil {
-		return nil, err
-	}
-	rules, err := s.store.ListAutoAcceptRules(ctx, c.owner)
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	if rules == nil {
-		rules = []wf.AutoAcceptRule{}
-	}
-	return rules, nil
+	return run(ctx, s, r, OpListAutoAcceptRules, func(c *call) ([]wf.AutoAcceptRule, error) {
+		rules, err := s.store.ListAutoAcceptRules(ctx, c.owner)
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		if rules == nil {
+			rules = []wf.AutoAcceptRule{}
+		}
+		return rules, nil
+	})
 }
 
 // CreateAutoAcceptRule makes an auto-accept rule of the caller's. read
