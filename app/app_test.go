@@ -309,6 +309,7 @@ func TestPOISight(t *testing.T) {
 				}
 			})
 		}
+		f.t = t
 		// The tool: the owner only.
 		tool := app.Via{Tool: wf.ToolSearchPOIs}
 		if _, err := f.svc.SearchPOIs(t.Context(), as(f.gm, tool, wf.ScopeWorldRead), &wf.SearchPOIsArgs{WorldID: f.world.ID}); code(err) != "not_found" {
@@ -373,6 +374,7 @@ func TestPresence(t *testing.T) {
 				}
 			})
 		}
+		f.t = t
 		// Without x and y, and outside the grid.
 		for _, in := range []app.PresenceArgs{{}, {X: ptr(16), Y: ptr(0)}} {
 			_, err := f.svc.PlacePresence(t.Context(), as(f.player, via, wf.ScopeWorldWrite), f.world.ID, func(p *app.PresenceArgs) error {
