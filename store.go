@@ -1,10 +1,7 @@
 package worldforge
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 )
 
@@ -340,141 +337,15 @@ type AuditStore interface {
 	CountAudit(ctx context.Context, f AuditFilter) (int, error)
 }
 
-// MergeRuntime returns the world's authored JSON with the runtime state set
-// under the key "runtime". A world whose JSON is not an object gets
-// {"doc": <json>, "runtime": …}.
-func MergeRuntime(doc json.RawMessage, rt *WorldRuntime) (json.RawMessage, error) {
-	r, err := json.Marshal(rt)
-	if err != nil {
-		return nil, err
-	}
-	// Fast path: an object that does not mention "runtime" takes the key by
-	// splicing, without decoding the document. A \u escape could spell the
-	// key ("\u0072untime"), so documents with one take the slow path.
-	trimmed := bytes.TrimSpace(doc)
-	if n := len(trimmed); n >= 2 && trimmed[0] == '{' && trimmed[n-1] == '}' && splicesRuntime(trimmed) {
-		body := bytes.TrimSpace(trimmed[1 : n-1])
-		out := make([]byte, 0, n+len(r)+16)
-		out = append(out, '{')
-		if len(body) > 0 {
-			out = append(out, body...)
-			out = append(out, ',')
-		}
-		out = append(out, `"runtime":`...)
-		out = append(out, r...)
-		return append(out, '}'), nil
-	}
-	var m map[string]json.RawMessage
-	if len(trimmed) == 0 {
-		m = map[string]json.RawMessage{}
-	} else if err := json.Unmarshal(trimmed, &m); err != nil || m == nil {
-		m = map[string]json.RawMessage{"doc": doc}
-	}
-	m["runtime"] = r
-	return json.Marshal(m)
-}
-
-// splicesRuntime is MergeRuntime's fast-path test of an object (trimmed,
-// in braces): it does not mention "runtime", has no \u escape and is
-// valid JSON.
-func splicesRuntime(obj []byte) bool {
-	return !bytes.Contains(obj, []byte(`"runtime"`)) && !bytes.Contains(obj, []byte(`\u`)) && json.Valid(obj)
-}
-
-// SplicesRuntime reports whether MergeRuntime(doc, rt) is, for every rt,
-// doc without its closing brace, a comma (unless doc is {}), "runtime":,
-// rt's JSON and the brace: doc is a JSON object with no white space
-// around it or just inside its braces, that does not mention "runtime"
-// and has no \u escape. A store that keeps large documents in pieces
-// records it when writing one, so that read_world can send the document
-// as it reads it (see WorldStore.StreamWorld).
-func SplicesRuntime(doc []byte) bool {
-	n := len(doc)
-	if n < 2 || doc[0] != '{' || doc[n-1] != '}' {
-		return false
-	}
-	if n > 2 && (isJSONSpace(doc[1]) || isJSONSpace(doc[n-2])) {
-		return false
-	}
-	// Valid JSON has no other white space where TrimSpace would look:
-	// after "{" comes '"' or "}", before "}" the end of a value.
-	return splicesRuntime(doc)
-}
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// WorldWithRuntimeJSON renders the read_world result: the world row with its
-// runtime state merged into json. The document is spliced in as it is
-// stored rather than decoded and encoded again.
-func WorldWithRuntimeJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
-	doc, err := MergeRuntime(w.JSON, rt)
-	if err != nil {
-		return nil, err
-	}
-	head, tail, err := WorldJSONParts(w)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(head)+len(doc)+len(tail))
-	out = append(out, head...)
-	out = append(out, doc...)
-	return append(out, tail...), nil
-}
-
-// SplicedWorldJSON is WorldWithRuntimeJSON for a document the caller
-// knows SplicesRuntime holds for (the store checked it when it was
-// written): the runtime is spliced in without looking at the document
-// again, which WorldWithRuntimeJSON does (a validation of every byte) on
-// every read.
-func SplicedWorldJSON(w *World, rt *WorldRuntime) (json.RawMessage, error) {
-	doc := w.JSON
-	if len(doc) < 2 {
-		return nil, errors.New("render world: not a spliceable document")
-	}
-	r, err := json.Marshal(rt)
-	if err != nil {
-		return nil, err
-	}
-	head, tail, err := WorldJSONParts(w)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(head)+len(doc)+len(`,"runtime":`)+len(r)+1+len(tail))
-	out = append(out, head...)
-	out = append(out, doc[:len(doc)-1]...)
-	if len(doc) > 2 {
-		out = append(out, ',')
-	}
-	out = append(out, `"runtime":`...)
-	out = append(out, r...)
-	out = append(out, '}')
-	return append(out, tail...), nil
-}
-
-// WorldJSONParts returns the JSON of the world row w (as
-// WorldWithRuntimeJSON renders it) before and after the value of its
-// "json" key: head ends with `"json":`. w.JSON is not read.
-func WorldJSONParts(w *World) (head, tail []byte, err error) {
-	h := *w
-	h.JSON = json.RawMessage("0") // a placeholder: the only "json": key
-	b, err := json.Marshal(&h)
-	if err != nil {
-		return nil, nil, err
-	}
-	const marker = `"json":0`
-	i := bytes.Index(b, []byte(marker))
-	if i < 0 {
-		return nil, nil, errors.New("render world: placeholder not found")
-	}
-	return b[:i+len(`"json":`)], b[i+len(marker):], nil
-}
-
 // DocInfo describes a world document as the store recorded it when
 // writing it.
 type DocInfo struct {
 	// Len is the document's length in bytes.
 	Len int64
-	// SplicesRuntime is SplicesRuntime of the document.
+	// SplicesRuntime: the runtime state can be spliced into the document
+	// without reading it (a JSON object with no white space around it or
+	// just inside its braces, no "runtime" and no \u escape; the serving
+	// layer's renderer, package internal/worldjson, defines it).
 	SplicesRuntime bool
 	// Inline: the document is kept whole (in World.JSON), not in pieces.
 	Inline bool

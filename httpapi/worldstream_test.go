@@ -19,6 +19,7 @@ import (
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
+	"github.com/worldforge-go/worldforge/internal/worldjson"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -53,7 +54,7 @@ func inMemoryAnswer(t testing.TB, db *sqlstore.DB, id string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := wf.WorldWithRuntimeJSON(w, rt)
+	out, err := worldjson.Render(w, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func resultText(t testing.TB, body string) (string, bool) {
 // streamDocs are world documents that exercise the escaper at chunk
 // boundaries: HTML characters, line and paragraph separators, runes of
 // two, three and four bytes, quotes and backslashes, control characters
-// as escapes, and documents MergeRuntime cannot splice into.
+// as escapes, and documents worldjson.Merge cannot splice into.
 func streamDocs(n int) map[string]string {
 	fill := func(unit string, size int) string {
 		return strings.Repeat(unit, size/len(unit)+1)

@@ -3,13 +3,13 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/app"
+	"github.com/worldforge-go/worldforge/internal/worldjson"
 )
 
 // read_world's answer: rendered whole, or streamed from the store.
@@ -28,9 +28,9 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 			out = &worldText{store: s.store, id: w.ID, owner: rd.Owner, buffered: c.buffered, limit: s.maxBuffered}
 			return nil
 		}
-		render := wf.WorldWithRuntimeJSON
+		render := worldjson.Render
 		if doc != nil && doc.SplicesRuntime {
-			render = wf.SplicedWorldJSON // checked when written: no validation per read
+			render = worldjson.RenderSpliced // checked when written: no validation per read
 		}
 		b, err := render(w, rt)
 		if err != nil {
@@ -97,17 +97,17 @@ func (t *worldText) open(ctx context.Context) (func(io.Writer) error, int64, err
 		}
 	}
 	if doc != nil && doc.Info().SplicesRuntime {
-		return spliceWorld(w, rt, doc)
+		return worldjson.Stream(w, rt, doc)
 	}
 	if doc != nil {
-		// Not spliceable (MergeRuntime decodes it): read it whole and
+		// Not spliceable (worldjson.Merge decodes it): read it whole and
 		// render as for a small world.
 		w.JSON, err = readAllDoc(doc)
 		if err != nil {
 			return nil, 0, err
 		}
 	}
-	out, err := wf.WorldWithRuntimeJSON(w, rt)
+	out, err := worldjson.Render(w, rt)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -124,75 +124,6 @@ func readAllDoc(doc wf.DocReader) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// spliceWorld returns the writer of read_world's text for a document that
-// splices: what WorldWithRuntimeJSON makes, written piece by piece — the
-// row up to "json":, the document without its closing brace as the store
-// reads it, the runtime key, the brace and the rest of the row. The writer
-// closes doc.
-func spliceWorld(w *wf.World, rt *wf.WorldRuntime, doc wf.DocReader) (func(io.Writer) error, int64, error) {
-	head, tail, err := wf.WorldJSONParts(w)
-	if err == nil {
-		var r []byte
-		if r, err = json.Marshal(rt); err == nil {
-			n := doc.Info().Len
-			mid := make([]byte, 0, len(`,"runtime":`)+len(r)+1+len(tail))
-			if n > 2 {
-				mid = append(mid, ',')
-			}
-			mid = append(mid, `"runtime":`...)
-			mid = append(mid, r...)
-			mid = append(mid, '}')
-			mid = append(mid, tail...)
-			return func(dst io.Writer) error {
-				defer doc.Close()
-				if _, err := dst.Write(head); err != nil {
-					return err
-				}
-				body := &allButLast{w: dst, n: n - 1}
-				if _, err := io.Copy(body, doc); err != nil {
-					return err
-				}
-				if body.n != 0 || !body.held || body.last != '}' {
-					return errors.New("read world: the stored document does not end as recorded")
-				}
-				_, err := dst.Write(mid)
-				return err
-			}, int64(len(head)) + n - 1 + int64(len(mid)), nil
-		}
-	}
-	doc.Close()
-	return nil, 0, err
-}
-
-// allButLast passes on the first n bytes written to it and keeps the
-// next one (a document's closing brace) in last.
-type allButLast struct {
-	w    io.Writer
-	n    int64
-	last byte
-	held bool
-}
-
-func (a *allButLast) Write(p []byte) (int, error) {
-	total := len(p)
-	if k := int64(len(p)); k > 0 && a.n > 0 {
-		k = min(k, a.n)
-		m, err := a.w.Write(p[:k])
-		a.n -= int64(m)
-		if err != nil {
-			return m, err
-		}
-		p = p[k:]
-	}
-	if len(p) > 0 {
-		if a.held || len(p) > 1 {
-			return total - len(p), errors.New("read world: the stored document is longer than recorded")
-		}
-		a.last, a.held = p[0], true
-	}
-	return total, nil
 }
 
 // storeErr passes domain errors through and wraps the rest.

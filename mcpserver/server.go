@@ -101,7 +101,7 @@ func init() {
 // go-sdk path (a request the HTTP layer's fast path leaves to the go-sdk,
 // such as a JSON-RPC batch), or for a document that cannot be streamed
 // (one that mentions "runtime" or has a \u escape; see
-// worldforge.SplicesRuntime). A larger one answers too_large, decided
+// worldjson.Splices). A larger one answers too_large, decided
 // from the length the store recorded before anything is read. A plain
 // tools/call on any protocol revision streams the document without limit.
 const DefaultMaxBufferedAnswerBytes = 16 << 20

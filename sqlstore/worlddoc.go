@@ -11,6 +11,7 @@ import (
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
+	"github.com/worldforge-go/worldforge/internal/worldjson"
 )
 
 // World documents in pieces (migration 006).
@@ -20,7 +21,7 @@ import (
 // as given (nothing is re-encoded, so every reader gets back what was
 // written), cut into pieces of DocChunkBytes numbered from 0; worlds.doc is
 // then NULL, worlds.doc_len holds the length and worlds.doc_splice whether
-// worldforge.SplicesRuntime holds for it. Documents written before the
+// worldjson.Splices holds for it. Documents written before the
 // migration stay inline, whatever their size: a reader takes both forms.
 //
 // The two writers of a document (insertWorld, ResizeWorld) replace the
@@ -103,9 +104,9 @@ func (db *DB) planDoc(doc []byte) docWrite {
 		// doc_splice is recorded for a whole document too, so that a read
 		// need not validate it again (documents written before it was
 		// say 0: not known, validated on each read as before).
-		return docWrite{doc: jsonArg(doc), splice: b2i(worldforge.SplicesRuntime(doc))}
+		return docWrite{doc: jsonArg(doc), splice: b2i(worldjson.Splices(doc))}
 	}
-	d := docWrite{docLen: int64(len(doc)), splice: b2i(worldforge.SplicesRuntime(doc))}
+	d := docWrite{docLen: int64(len(doc)), splice: b2i(worldjson.Splices(doc))}
 	for i := 0; i < len(doc); i += size {
 		d.chunks = append(d.chunks, doc[i:min(i+size, len(doc))])
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/sqlstoretest"
+	"github.com/worldforge-go/worldforge/internal/worldjson"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
@@ -103,11 +104,11 @@ func checkDoc(t *testing.T, db *sqlstore.DB, worldID, doc string, chunked bool) 
 	if chunked != (info != nil && !info.Inline) {
 		t.Fatalf("ReadWorldDeferred: doc info %+v, want chunked %v", info, chunked)
 	}
-	if !chunked && (info != nil) != worldforge.SplicesRuntime([]byte(doc)) {
-		t.Errorf("ReadWorldDeferred: inline doc info %+v, SplicesRuntime %v", info, worldforge.SplicesRuntime([]byte(doc)))
+	if !chunked && (info != nil) != worldjson.Splices([]byte(doc)) {
+		t.Errorf("ReadWorldDeferred: inline doc info %+v, SplicesRuntime %v", info, worldjson.Splices([]byte(doc)))
 	}
 	if chunked {
-		if dw.JSON != nil || info.Len != int64(len(doc)) || info.SplicesRuntime != worldforge.SplicesRuntime([]byte(doc)) {
+		if dw.JSON != nil || info.Len != int64(len(doc)) || info.SplicesRuntime != worldjson.Splices([]byte(doc)) {
 			t.Errorf("ReadWorldDeferred: JSON %.20q, info %+v", dw.JSON, info)
 		}
 	} else if string(dw.JSON) != doc {
