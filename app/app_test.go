@@ -389,4 +389,3 @@ func TestPresence(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-

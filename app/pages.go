@@ -268,6 +268,7 @@ func loreNameKey(e *wf.LoreEntity) *wf.PageKey { return &wf.PageKey{Name: e.Name
 
 // Campaigns, quests and encounters: the caller's own, newest first.
 
+// ListCampaigns lists one page of the caller's campaigns (list_campaigns).
 func (s *Service) ListCampaigns(ctx context.Context, r Request, in *wf.ListCampaignsArgs) (wf.CampaignList, error) {
 	return run(ctx, s, r, wf.ToolListCampaigns, func(c *call) (wf.CampaignList, error) {
 		l := newPagedList(wf.ToolListCampaigns)
@@ -286,6 +287,8 @@ func (s *Service) ListCampaigns(ctx context.Context, r Request, in *wf.ListCampa
 	})
 }
 
+// ListQuests lists one page of the caller's quests, optionally of one
+// campaign (list_quests).
 func (s *Service) ListQuests(ctx context.Context, r Request, in *wf.CampaignFilterArgs) (wf.QuestList, error) {
 	return run(ctx, s, r, wf.ToolListQuests, func(c *call) (wf.QuestList, error) {
 		l := newPagedList(wf.ToolListQuests, in.CampaignID)
@@ -304,6 +307,8 @@ func (s *Service) ListQuests(ctx context.Context, r Request, in *wf.CampaignFilt
 	})
 }
 
+// ListEncounters lists one page of the caller's encounters, optionally of
+// one campaign (list_encounters).
 func (s *Service) ListEncounters(ctx context.Context, r Request, in *wf.CampaignFilterArgs) (wf.EncounterList, error) {
 	return run(ctx, s, r, wf.ToolListEncounters, func(c *call) (wf.EncounterList, error) {
 		l := newPagedList(wf.ToolListEncounters, in.CampaignID)
@@ -324,6 +329,8 @@ func (s *Service) ListEncounters(ctx context.Context, r Request, in *wf.Campaign
 
 // Wiki pages, factions and atlas places: owner or GM of the world.
 
+// ListWikiPages lists one page of a world's live wiki pages for its owner
+// or a GM (list_wiki_pages).
 func (s *Service) ListWikiPages(ctx context.Context, r Request, in *wf.ListWikiPagesArgs) (wf.WikiPageList, error) {
 	return run(ctx, s, r, wf.ToolListWikiPages, func(c *call) (wf.WikiPageList, error) {
 		l := newPagedList(wf.ToolListWikiPages, in.WorldID, in.Kind)
@@ -345,6 +352,8 @@ func (s *Service) ListWikiPages(ctx context.Context, r Request, in *wf.ListWikiP
 	})
 }
 
+// ListAtlasPlaces lists one page of a world's atlas places for its owner
+// or a GM (list_atlas_places).
 func (s *Service) ListAtlasPlaces(ctx context.Context, r Request, in *wf.ListAtlasPlacesArgs) (wf.AtlasPlaceList, error) {
 	return run(ctx, s, r, wf.ToolListAtlasPlaces, func(c *call) (wf.AtlasPlaceList, error) {
 		l := newPagedList(wf.ToolListAtlasPlaces, in.WorldID, strconv.Itoa(in.Level))

@@ -48,7 +48,7 @@ func (s *Service) file(ctx context.Context, c *call, p *wf.Proposal, payload any
 	p.Payload = raw
 	// The filing's audit row goes in with the proposal, in one
 	// transaction.
-	res, err := s.File(ctx, p, c.entry("ok"))
+	res, err := s.fileProposal(ctx, p, c.entry("ok"))
 	if err != nil {
 		return wf.ProposeResult{}, storeErr(err)
 	}
@@ -85,12 +85,16 @@ func jsonObject(field string, v any) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
+// ProposeQuest files a new quest, or a change to one by its owner or its
+// world's owner or a GM (propose_quest).
 func (s *Service) ProposeQuest(ctx context.Context, r Request, in *wf.ProposeQuestArgs) (wf.ProposeResult, error) {
 	return run(ctx, s, r, wf.ToolProposeQuest, func(c *call) (wf.ProposeResult, error) {
 		return s.proposeDoc(ctx, c, in, wf.ProposalQuest)
 	})
 }
 
+// ProposeEncounter files a new encounter or a change to one; the rules of
+// ProposeQuest (propose_encounter).
 func (s *Service) ProposeEncounter(ctx context.Context, r Request, in *wf.ProposeQuestArgs) (wf.ProposeResult, error) {
 	return run(ctx, s, r, wf.ToolProposeEncounter, func(c *call) (wf.ProposeResult, error) {
 		return s.proposeDoc(ctx, c, in, wf.ProposalEncounter)
@@ -149,6 +153,8 @@ func (s *Service) proposeDoc(ctx context.Context, c *call, in *wf.ProposeQuestAr
 	return s.file(ctx, c, p, payload)
 }
 
+// ProposeWikiPage files a new wiki page in a world, for its owner or a GM
+// (propose_wiki_page).
 func (s *Service) ProposeWikiPage(ctx context.Context, r Request, in *wf.ProposeWikiPageArgs) (wf.ProposeResult, error) {
 	return run(ctx, s, r, wf.ToolProposeWikiPage, func(c *call) (wf.ProposeResult, error) {
 		p, err := proposal(c, wf.ProposalWikiPage, in.DiffSummary, in.ChangesetID)
@@ -177,6 +183,8 @@ func (s *Service) ProposeWikiPage(ctx context.Context, r Request, in *wf.Propose
 	})
 }
 
+// ProposeWikiEdit files a change to a wiki page, for its world's owner or
+// a GM (propose_wiki_edit).
 func (s *Service) ProposeWikiEdit(ctx context.Context, r Request, in *wf.ProposeWikiEditArgs) (wf.ProposeResult, error) {
 	return run(ctx, s, r, wf.ToolProposeWikiEdit, func(c *call) (wf.ProposeResult, error) {
 		p, err := proposal(c, wf.ProposalWikiEdit, in.DiffSummary, in.ChangesetID)
@@ -215,6 +223,8 @@ func (s *Service) ProposeWikiEdit(ctx context.Context, r Request, in *wf.Propose
 	})
 }
 
+// ProposeAtlasPlace files a new atlas place in a world, for its owner or a
+// GM (propose_atlas_place).
 func (s *Service) ProposeAtlasPlace(ctx context.Context, r Request, in *wf.ProposeAtlasPlaceArgs) (wf.ProposeResult, error) {
 	return run(ctx, s, r, wf.ToolProposeAtlasPlace, func(c *call) (wf.ProposeResult, error) {
 		p, err := proposal(c, wf.ProposalAtlas, in.DiffSummary, in.ChangesetID)
@@ -315,12 +325,16 @@ func (s *Service) ProposeLore(ctx context.Context, r Request, in *wf.ProposeLore
 	})
 }
 
+// CommitQuest commits a quest proposal for the quest's owner only
+// (commit_quest); the store audits it in the commit's transaction.
 func (s *Service) CommitQuest(ctx context.Context, r Request, in *wf.CommitArgs) (*wf.CommitResult, error) {
 	return run(ctx, s, r, wf.ToolCommitQuest, func(c *call) (*wf.CommitResult, error) {
 		return s.commitDoc(ctx, c, in, wf.ProposalQuest)
 	})
 }
 
+// CommitEncounter commits an encounter proposal; the rules of CommitQuest
+// (commit_encounter).
 func (s *Service) CommitEncounter(ctx context.Context, r Request, in *wf.CommitArgs) (*wf.CommitResult, error) {
 	return run(ctx, s, r, wf.ToolCommitEncounter, func(c *call) (*wf.CommitResult, error) {
 		return s.commitDoc(ctx, c, in, wf.ProposalEncounter)
@@ -365,6 +379,8 @@ func (s *Service) commitDoc(ctx context.Context, c *call, in *wf.CommitArgs, kin
 	return res, nil
 }
 
+// CreateCampaign creates a campaign of the caller's, optionally in a world
+// they own or run as GM (create_campaign).
 func (s *Service) CreateCampaign(ctx context.Context, r Request, in *wf.CreateCampaignArgs) (wf.CreatedResult, error) {
 	return run(ctx, s, r, wf.ToolCreateCampaign, func(c *call) (wf.CreatedResult, error) {
 		if err := textLen("name", in.Name, 1, wf.MaxNameLength); err != nil {

@@ -57,6 +57,7 @@ func (s *Service) ReadWorld(ctx context.Context, r Request, in *wf.IDArgs, prepa
 	})
 }
 
+// ReadCampaign reads a campaign for its owner (read_campaign).
 func (s *Service) ReadCampaign(ctx context.Context, r Request, in *wf.IDArgs) (*wf.Campaign, error) {
 	return run(ctx, s, r, wf.ToolReadCampaign, func(c *call) (*wf.Campaign, error) {
 		cp, err := s.store.FindCampaignByID(ctx, in.ID)
@@ -71,6 +72,7 @@ func (s *Service) ReadCampaign(ctx context.Context, r Request, in *wf.IDArgs) (*
 	})
 }
 
+// ReadQuest reads a quest for its owner (read_quest).
 func (s *Service) ReadQuest(ctx context.Context, r Request, in *wf.IDArgs) (*wf.Quest, error) {
 	return run(ctx, s, r, wf.ToolReadQuest, func(c *call) (*wf.Quest, error) {
 		q, err := s.store.FindQuestByID(ctx, in.ID)
@@ -85,6 +87,7 @@ func (s *Service) ReadQuest(ctx context.Context, r Request, in *wf.IDArgs) (*wf.
 	})
 }
 
+// ReadEncounter reads an encounter for its owner (read_encounter).
 func (s *Service) ReadEncounter(ctx context.Context, r Request, in *wf.IDArgs) (*wf.Quest, error) {
 	return run(ctx, s, r, wf.ToolReadEncounter, func(c *call) (*wf.Quest, error) {
 		e, err := s.store.FindEncounterByID(ctx, in.ID)
@@ -101,6 +104,8 @@ func (s *Service) ReadEncounter(ctx context.Context, r Request, in *wf.IDArgs) (
 
 // Wiki reads: owner or GM of the page's world.
 
+// ReadWikiPage reads a wiki page for its world's owner or a GM
+// (read_wiki_page).
 func (s *Service) ReadWikiPage(ctx context.Context, r Request, in *wf.IDArgs) (*wf.WikiPage, error) {
 	return run(ctx, s, r, wf.ToolReadWikiPage, func(c *call) (*wf.WikiPage, error) {
 		p, err := s.store.FindWikiPageByID(ctx, in.ID)
@@ -115,6 +120,8 @@ func (s *Service) ReadWikiPage(ctx context.Context, r Request, in *wf.IDArgs) (*
 	})
 }
 
+// SearchWikiPages searches live wiki pages in the worlds the caller owns
+// or runs as GM, or the one named (search_wiki_pages).
 func (s *Service) SearchWikiPages(ctx context.Context, r Request, in *wf.SearchWikiPagesArgs) (wf.WikiPageList, error) {
 	return run(ctx, s, r, wf.ToolSearchWikiPages, func(c *call) (wf.WikiPageList, error) {
 		worlds, err := s.gmWorlds(ctx, c, in.WorldID)
@@ -132,6 +139,8 @@ func (s *Service) SearchWikiPages(ctx context.Context, r Request, in *wf.SearchW
 	})
 }
 
+// WikiPageHistory lists a wiki page's revisions, newest first, for its
+// world's owner or a GM (wiki_page_history).
 func (s *Service) WikiPageHistory(ctx context.Context, r Request, in *wf.WikiPageHistoryArgs) (wf.WikiHistory, error) {
 	return run(ctx, s, r, wf.ToolWikiPageHistory, func(c *call) (wf.WikiHistory, error) {
 		p, err := s.store.FindWikiPageByID(ctx, in.ID)
@@ -150,6 +159,8 @@ func (s *Service) WikiPageHistory(ctx context.Context, r Request, in *wf.WikiPag
 	})
 }
 
+// GetWorldSummary counts a world's wiki pages by kind and its atlas nodes,
+// for its owner or a GM (get_world_summary).
 func (s *Service) GetWorldSummary(ctx context.Context, r Request, in *wf.WorldArgs) (wf.WorldSummary, error) {
 	return run(ctx, s, r, wf.ToolGetWorldSummary, func(c *call) (wf.WorldSummary, error) {
 		if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
@@ -178,6 +189,8 @@ func (s *Service) GetWorldSummary(ctx context.Context, r Request, in *wf.WorldAr
 
 // Atlas reads: owner or GM of the node's world.
 
+// ReadAtlasNode reads an atlas node for its world's owner or a GM
+// (read_atlas_node).
 func (s *Service) ReadAtlasNode(ctx context.Context, r Request, in *wf.IDArgs) (*wf.AtlasNode, error) {
 	return run(ctx, s, r, wf.ToolReadAtlasNode, func(c *call) (*wf.AtlasNode, error) {
 		n, err := s.store.FindAtlasNodeByID(ctx, in.ID)
@@ -192,6 +205,8 @@ func (s *Service) ReadAtlasNode(ctx context.Context, r Request, in *wf.IDArgs) (
 	})
 }
 
+// SearchAtlasNodes searches atlas places in the worlds the caller owns or
+// runs as GM, or the one named (search_atlas_nodes).
 func (s *Service) SearchAtlasNodes(ctx context.Context, r Request, in *wf.SearchAtlasNodesArgs) (wf.AtlasPlaceList, error) {
 	return run(ctx, s, r, wf.ToolSearchAtlasNodes, func(c *call) (wf.AtlasPlaceList, error) {
 		worlds, err := s.gmWorlds(ctx, c, in.WorldID)
@@ -211,6 +226,8 @@ func (s *Service) SearchAtlasNodes(ctx context.Context, r Request, in *wf.Search
 
 // POIs: world owner only (the GM/member split lives in the REST route).
 
+// SearchPOIs searches a world's POIs for its owner only (search_pois); the
+// REST search by role is SearchWorldPOIs.
 func (s *Service) SearchPOIs(ctx context.Context, r Request, in *wf.SearchPOIsArgs) (wf.POIList, error) {
 	return run(ctx, s, r, wf.ToolSearchPOIs, func(c *call) (wf.POIList, error) {
 		if err := s.worldOwner(ctx, c, in.WorldID); err != nil {
@@ -243,6 +260,9 @@ func (s *Service) SearchPOIs(ctx context.Context, r Request, in *wf.SearchPOIsAr
 // when each entity was written (Store.LoreIssues). An answer holds at most
 // wf.MaxLorePageBytes of entity JSON: a page ends early rather than grow.
 
+// ListLore lists a world's lore for its owner or a GM (list_lore): a
+// wf.LoreCollectionList for one collection (or a cursor), else a
+// wf.LoreOverview.
 func (s *Service) ListLore(ctx context.Context, r Request, in *wf.ListLoreArgs) (any, error) {
 	return run(ctx, s, r, wf.ToolListLore, func(c *call) (any, error) {
 		limit := cmp.Or(in.Limit, wf.DefaultLoreLimit)

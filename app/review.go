@@ -14,10 +14,10 @@ import (
 // rejections write their audit row in their own transaction; listing and
 // reading a proposal write none.
 
-// Reviewer returns the user whose rules and review a proposal falls
+// reviewer returns the user whose rules and review a proposal falls
 // under: the world's owner, or outside a world the row's owner (for a
 // new row, the proposer).
-func (s *Service) Reviewer(ctx context.Context, p *wf.Proposal) (string, error) {
+func (s *Service) reviewer(ctx context.Context, p *wf.Proposal) (string, error) {
 	if p.WorldID != "" {
 		w, err := s.store.FindWorldHeader(ctx, p.WorldID)
 		if err != nil {
@@ -84,15 +84,15 @@ func hide(err error) error {
 	return err
 }
 
-// File stores p (pending) with its filing's audit row and, when one of
-// the reviewer's auto-accept rules matches, commits it at once. The result
-// is nil unless it was committed. The propose operations file through it;
-// it checks no access of its own.
-func (s *Service) File(ctx context.Context, p *wf.Proposal, audit *wf.AuditEntry) (*wf.CommitResult, error) {
+// fileProposal stores p (pending) with its filing's audit row and, when
+// one of the reviewer's auto-accept rules matches, commits it at once.
+// The result is nil unless it was committed. The propose operations file
+// through it once they have checked the caller.
+func (s *Service) fileProposal(ctx context.Context, p *wf.Proposal, audit *wf.AuditEntry) (*wf.CommitResult, error) {
 	if err := s.store.CreateProposal(ctx, p, audit); err != nil {
 		return nil, err
 	}
-	reviewer, err := s.Reviewer(ctx, p)
+	reviewer, err := s.reviewer(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,8 @@ import (
 // (bad_request: too_far). Items are picked up once: an item already taken
 // is unknown_item, as is one the POI never held.
 
+// CreateWorld generates a world from a template and stores it as the
+// caller's (worldforge_create_world).
 func (s *Service) CreateWorld(ctx context.Context, r Request, in *wf.CreateWorldArgs) (wf.CreateWorldResult, error) {
 	return run(ctx, s, r, wf.ToolCreateWorld, func(c *call) (wf.CreateWorldResult, error) {
 		if n := utf8.RuneCountInString(in.Name); n < 1 || n > wf.MaxWorldNameLength {
@@ -83,6 +85,8 @@ type ResizeResult struct {
 	engine.ResizeReport
 }
 
+// ResizeWorld resizes a world's grid for its owner
+// (worldforge_resize_world).
 func (s *Service) ResizeWorld(ctx context.Context, r Request, in *wf.ResizeWorldArgs) (ResizeResult, error) {
 	return run(ctx, s, r, wf.ToolResizeWorld, func(c *call) (ResizeResult, error) {
 		if err := s.worldOwner(ctx, c, in.WorldID); err != nil {
@@ -134,6 +138,8 @@ func reach(sight wf.POISight, cell wf.Cell) func(p *wf.Presence, poi *wf.POI) er
 	}
 }
 
+// PlayerPickup picks up an item from a POI next to the caller, a member of
+// the world (worldforge_player_pickup).
 func (s *Service) PlayerPickup(ctx context.Context, r Request, in *wf.PlayerPickupArgs) (wf.PickupResult, error) {
 	return run(ctx, s, r, wf.ToolPlayerPickup, func(c *call) (wf.PickupResult, error) {
 		sight, err := s.worldMember(ctx, c, in.WorldID)
@@ -158,6 +164,8 @@ func (s *Service) PlayerPickup(ctx context.Context, r Request, in *wf.PlayerPick
 	})
 }
 
+// PlayerOpen opens a POI next to the caller, a member of the world
+// (worldforge_player_open).
 func (s *Service) PlayerOpen(ctx context.Context, r Request, in *wf.PlayerOpenArgs) (wf.OpenResult, error) {
 	return run(ctx, s, r, wf.ToolPlayerOpen, func(c *call) (wf.OpenResult, error) {
 		sight, err := s.worldMember(ctx, c, in.WorldID)
