@@ -128,8 +128,8 @@ func (s *Service) audit(ctx context.Context, c *call) error {
 	if c.audited || c.row.NoAudit {
 		return nil
 	}
-	a := c.entry("ok")
-	a.TargetType, a.TargetID, a.WorldID = c.audit.TargetType, c.audit.TargetID, c.audit.WorldID
+	a := &c.audit
+	a.ActorID, a.KeyID, a.Tool, a.Route, a.Outcome = c.owner, c.keyID(), c.req.Via.Tool, c.req.Via.Route, "ok"
 	if err := s.store.AppendAudit(ctx, a); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
