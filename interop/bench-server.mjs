@@ -1,4 +1,4 @@
-// The TypeScript SDK baseline of `worldforge bench`: @modelcontextprotocol/sdk
+// The TypeScript SDK baseline of `worldforge-bench compare`: @modelcontextprotocol/sdk
 // (the version pinned in interop/package-lock.json) serving, on /mcp, one
 // tool, read_world (input: {id: string}), that returns the bench payload as
 // one text content block — the work the go-sdk floor does.

@@ -157,7 +157,7 @@ func TestToolkitClientConformance(t *testing.T) {
 
 // TestToolkitClientAuthConformance runs the suite's OAuth client scenarios
 // against mcpkit's Client (the conformance-client program gives the server
-// an mcpkit.OAuthConfig; mcpkit does the flow), in parallel.
+// an oauth.Config (mcpkit/oauth); mcpkit does the flow), in parallel.
 func TestToolkitClientAuthConformance(t *testing.T) {
 	dir, node22, suite := conformanceSuite(t)
 	bin := goBuild(t, dir, "./conformance-client")

@@ -1,7 +1,6 @@
 package mcpkit
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/worldforge-go/worldforge/mcpkit/internal/configtext"
+	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
 
 // ConfigFile is the on-disk form of a configuration file, as written by
@@ -38,7 +40,7 @@ type ServerEntry struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"` // milliseconds
 	Enabled *bool             `json:"enabled,omitempty"` // nil: enabled
-	OAuth   *OAuthEntry       `json:"oauth,omitempty"`   // http and sse only
+	OAuth   *oauth.Entry      `json:"oauth,omitempty"`   // http and sse only
 }
 
 // ExampleConfig returns the example configuration of the original API: a
@@ -162,8 +164,8 @@ func ProjectConfigPath(cwd string) string {
 // streamable-HTTP server, or a legacy SSE server with "type": "sse".
 // Unknown fields are ignored, so files written for other hosts load.
 //
-// An http or sse entry may have an "oauth" object (see OAuthEntry and
-// OAuthConfig), which is checked strictly: an unknown key, a bad URL or a
+// An http or sse entry may have an "oauth" object (see oauth.Entry and
+// oauth.Config), which is checked strictly: an unknown key, a bad URL or a
 // grant without what it needs disables the entry with an error naming the
 // field (secrets are never shown). For example:
 //
@@ -350,8 +352,8 @@ func parseConfig(data []byte, file string, getenv func(string) string) (out []pa
 	if !hasServers && !hasMCP {
 		return nil, nil, configErr(ConfigIssue{File: file}, `no "servers" or "mcpServers" key`, nil)
 	}
-	if hasServers && !isJSONNull(servers) {
-		switch firstByte(servers) {
+	if hasServers && !configtext.IsNull(servers) {
+		switch configtext.FirstByte(servers) {
 		case '[':
 			var list []json.RawMessage
 			if err := json.Unmarshal(servers, &list); err != nil {
@@ -386,8 +388,8 @@ func parseConfig(data []byte, file string, getenv func(string) string) (out []pa
 			return nil, nil, configErr(ConfigIssue{File: file, Field: "servers"}, "want a list or an object", nil)
 		}
 	}
-	if hasMCP && !isJSONNull(mcpServers) {
-		if firstByte(mcpServers) != '{' {
+	if hasMCP && !configtext.IsNull(mcpServers) {
+		if configtext.FirstByte(mcpServers) != '{' {
 			return nil, nil, configErr(ConfigIssue{File: file, Field: "mcpServers"}, "want an object", nil)
 		}
 		m, err := objectEntries(mcpServers)
@@ -425,16 +427,6 @@ func objectEntries(data json.RawMessage) ([]namedRaw, error) {
 	return out, nil
 }
 
-func firstByte(data []byte) byte {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return 0
-	}
-	return data[0]
-}
-
-func isJSONNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
-
 // parseEntry turns one entry into a ServerConfig, or reports why it can't.
 func parseEntry(name string, data json.RawMessage, file string, getenv func(string) string) parsedEntry {
 	pe := parsedEntry{name: name, file: file}
@@ -445,7 +437,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 	if strings.TrimSpace(name) == "" {
 		return fail("", "empty server name")
 	}
-	if firstByte(data) != '{' {
+	if configtext.FirstByte(data) != '{' {
 		return fail("", "entry is not an object")
 	}
 	var fields map[string]json.RawMessage
@@ -457,7 +449,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 	// field.
 	str := func(key string, dst *string) bool {
 		v, ok := fields[key]
-		if !ok || isJSONNull(v) {
+		if !ok || configtext.IsNull(v) {
 			return true
 		}
 		return json.Unmarshal(v, dst) == nil
@@ -475,8 +467,8 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 			return fail(f.key, "want a string")
 		}
 	}
-	if v, ok := fields["args"]; ok && !isJSONNull(v) {
-		if err := json.Unmarshal(v, &args); err != nil || firstByte(v) != '[' {
+	if v, ok := fields["args"]; ok && !configtext.IsNull(v) {
+		if err := json.Unmarshal(v, &args); err != nil || configtext.FirstByte(v) != '[' {
 			return fail("args", "want a list of strings")
 		}
 	}
@@ -484,8 +476,8 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 		key string
 		dst *map[string]string
 	}{{"env", &env}, {"headers", &headers}} {
-		if v, ok := fields[f.key]; ok && !isJSONNull(v) {
-			if err := json.Unmarshal(v, f.dst); err != nil || firstByte(v) != '{' {
+		if v, ok := fields[f.key]; ok && !configtext.IsNull(v) {
+			if err := json.Unmarshal(v, f.dst); err != nil || configtext.FirstByte(v) != '{' {
 				return fail(f.key, "want an object of strings")
 			}
 		}
@@ -493,7 +485,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 	enabled := true
 	for _, key := range []string{"enabled", "disabled"} {
 		v, ok := fields[key]
-		if !ok || isJSONNull(v) {
+		if !ok || configtext.IsNull(v) {
 			continue
 		}
 		var b bool
@@ -505,7 +497,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 		}
 	}
 	var timeout time.Duration
-	if v, ok := fields["timeout"]; ok && !isJSONNull(v) {
+	if v, ok := fields["timeout"]; ok && !configtext.IsNull(v) {
 		var ms float64
 		if err := json.Unmarshal(v, &ms); err != nil {
 			return fail("timeout", "want a number of milliseconds")
@@ -552,7 +544,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 			return ""
 		}
 		var out string
-		out, err = expandVars(s, getenv)
+		out, err = configtext.ExpandVars(s, getenv)
 		if err != nil {
 			pe.err = configErr(ConfigIssue{File: file, Server: name, Field: field}, err.Error(), nil)
 		}
@@ -596,13 +588,18 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 			return fail("env", "bad variable name %q", k)
 		}
 	}
-	if v, ok := fields["oauth"]; ok && !isJSONNull(v) {
+	if v, ok := fields["oauth"]; ok && !configtext.IsNull(v) {
 		if _, ok := headerValue(sc.Headers, "Authorization"); ok {
 			return fail("oauth", "conflicts with the Authorization header")
 		}
-		oc, oerr := parseOAuthEntry(v, file, kind, getenv)
-		if oerr != nil {
-			return fail(oerr.field, "%s", oerr.msg)
+		if kind == TransportStdio {
+			return fail("oauth", "only http and sse servers use OAuth")
+		}
+		oc, err := oauth.ParseEntry(v, file, getenv)
+		if ce := (*oauth.ConfigError)(nil); errors.As(err, &ce) {
+			return fail(ce.Field, "%s", ce.Message)
+		} else if err != nil {
+			return fail("oauth", "%v", err)
 		}
 		sc.OAuth = oc
 	}
@@ -643,53 +640,12 @@ func validHeaderName(s string) bool {
 	return true
 }
 
-// expandVars replaces ${VAR} and ${VAR:-default} in s. A "$" not followed
-// by "{" is literal. An unset (or empty) VAR without a default, an
-// unterminated "${" and a bad variable name are errors.
-func expandVars(s string, getenv func(string) string) (string, error) {
-	if !strings.Contains(s, "${") {
-		return s, nil
+// headerValue looks a header up in a configured header map, ignoring case.
+func headerValue(h map[string]string, name string) (string, bool) {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
 	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
-		}
-		b.WriteString(s[:i])
-		rest := s[i+2:]
-		j := strings.IndexByte(rest, '}')
-		if j < 0 {
-			return "", fmt.Errorf("unterminated ${ in %q", s)
-		}
-		ref := rest[:j]
-		name, def, hasDef := strings.Cut(ref, ":-")
-		if !validVarName(name) {
-			return "", fmt.Errorf("bad variable reference ${%s}", ref)
-		}
-		v := getenv(name)
-		if v == "" {
-			if !hasDef {
-				return "", fmt.Errorf("variable %s is not set", name)
-			}
-			v = def
-		}
-		b.WriteString(v)
-		s = rest[j+1:]
-	}
-}
-
-func validVarName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
+	return "", false
 }

@@ -422,37 +422,6 @@ func TestLoadConfigExpansion(t *testing.T) {
 	}
 }
 
-func TestExpandVars(t *testing.T) {
-	vars := map[string]string{"A": "1", "B_2": "two", "EMPTY": ""}
-	getenv := func(k string) string { return vars[k] }
-	tests := []struct {
-		in, want string
-		err      bool
-	}{
-		{in: "plain", want: "plain"},
-		{in: "${A}", want: "1"},
-		{in: "x${A}y${B_2}z", want: "x1ytwoz"},
-		{in: "${NOPE:-d}", want: "d"},
-		{in: "${NOPE:-}", want: ""},
-		{in: "${A:-d}", want: "1"},
-		{in: "${EMPTY:-d}", want: "d"},
-		{in: "${NOPE:-a:-b}", want: "a:-b"},
-		{in: "$A ${A}", want: "$A 1"},
-		{in: "${NOPE}", err: true},
-		{in: "${EMPTY}", err: true},
-		{in: "${A", err: true},
-		{in: "${}", err: true},
-		{in: "${A-B}", err: true},
-		{in: "${9}", err: true},
-	}
-	for _, tt := range tests {
-		got, err := expandVars(tt.in, getenv)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("expandVars(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.err)
-		}
-	}
-}
-
 func TestUserConfigPath(t *testing.T) {
 	tests := []struct {
 		env  map[string]string

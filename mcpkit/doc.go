@@ -8,8 +8,9 @@
 //     streamable HTTP or the legacy HTTP+SSE transport, with an observable
 //     Phase (idle → connecting → ready → closing → closed | faulted),
 //     timeouts, pagination, notifications and an opt-in reconnect policy;
-//     OAuth 2.1 for HTTP servers (OAuthConfig: discovery, registration,
-//     PKCE, refresh, step-up, client credentials, DPoP).
+//     OAuth 2.1 for HTTP servers (ServerConfig.OAuth, an oauth.Config of
+//     package mcpkit/oauth: discovery, registration, PKCE, refresh,
+//     step-up, client credentials, DPoP).
 //   - Fleet: many clients under one lifecycle (connect in parallel, isolate
 //     failures, status, add/remove/reload).
 //   - Config: the toolkit's own file format and the widespread mcpServers
@@ -61,6 +62,36 @@
 //
 // Library code logs through log/slog (Options.Logger) and never writes to
 // stdout: on a stdio server, stdout is the protocol.
+//
+// # Files and subpackages
+//
+// One concept a file:
+//
+//   - serverconfig.go: ServerConfig, what a client connects to;
+//   - client.go: Client, its options and its requests (CallTool …);
+//   - session.go: one connection's life — connect rounds, faults,
+//     reconnect, close;
+//   - dial.go: making a connection — spawn or dial, the HTTP client with
+//     its headers and OAuth beneath them, the handshake;
+//   - notify.go: what servers send unasked — list changes, resource
+//     updates, logs, progress, sampling and elicitation — and
+//     subscription acknowledgements;
+//   - route.go: which request something a server sends back belongs to
+//     (RequestHooks);
+//   - phase.go: Phase and the ordered delivery of phase changes;
+//   - stdio.go (stdio_unix.go, stdio_other.go): the child process;
+//   - errors.go: Error and its codes; errmap.go: go-sdk errors to codes;
+//   - config.go: configuration files (LoadConfig, SaveConfig);
+//   - fleet.go: Fleet;
+//   - registry.go, schema.go: Registry, qualified names, schemas;
+//   - provider.go, resources.go: Provider and what it serves;
+//   - bridge.go: Mount, a fleet's tools in a registry; gateway.go:
+//     NewGateway, a bridge served as one MCP server.
+//
+// Subpackages: mcpkit/oauth is the OAuth client (Config, the
+// configuration file's "oauth" object, the flow beneath the HTTP
+// transport); mcpkit/internal/configtext holds the ${VAR} expansion both
+// configuration parsers share.
 //
 // The package covers both vocabularies of the TypeScript original (spec
 // 002): the client / pool / error-code API of its "mcp" module and the

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -33,7 +32,9 @@ const codeResourceNotFoundLegacy = -32002
 // Codes the go-sdk's jsonrpc2 uses for its own conditions: a connection
 // that is closing (on either side; a peer may also answer with them), and
 // a transport that could not send a request (a marker wrapped around the
-// real cause, never an answer from the server).
+// real cause, never an answer from the server). The go-sdk does not export
+// them (internal/jsonrpc2/wire.go: ErrClientClosing, ErrServerClosing,
+// ErrRejected); errmap_sdk_test.go pins them to its version.
 const (
 	codeClientClosing = -32003
 	codeServerClosing = -32004
@@ -156,35 +157,43 @@ func isJSONError(err error) bool {
 }
 
 // isParamsEncodingError reports whether the request's own arguments could
-// not be encoded.
+// not be encoded: encoding/json's errors, or the go-sdk's jsonrpc2 prefix
+// for them (internal/jsonrpc2/conn.go, "marshaling call parameters: %w";
+// see protocolMessages on how such texts are checked).
 func isParamsEncodingError(err error) bool {
 	var ut *json.UnsupportedTypeError
 	var uv *json.UnsupportedValueError
 	var me *json.MarshalerError
 	return errors.As(err, &ut) || errors.As(err, &uv) || errors.As(err, &me) ||
-		strings.Contains(err.Error(), "marshaling call parameters")
+		strings.Contains(err.Error(), paramsEncodingMessage)
 }
 
-// protocolMessages are texts of unexported go-sdk errors that mean the
-// peer broke the protocol.
-var protocolMessages = []string{
-	"exceeded the configured maximum line length", // stdio frame over the cap
-	"exceeded maximum event size",                 // SSE event over the cap
-	"invalid trailing data",
-	"unsupported content type",
-	"unsupported protocol version",
-	"mismatching session IDs",
-	"invalid character",
-	"cannot unmarshal",
-	"unexpected end of JSON input",
-	"multi-round-trip: exceeded",
-	"unexpected message",
+// paramsEncodingMessage is the go-sdk's text for arguments it could not
+// encode.
+const paramsEncodingMessage = "marshaling call parameters"
+
+// protocolMessages are texts of go-sdk errors that mean the peer broke the
+// protocol and that the go-sdk offers no type for: its unexported errors,
+// and errors it flattens with %v. They were checked against the go-sdk
+// version in goSDKChecked (errmap_sdk_test.go makes that go-sdk produce
+// each one it can and fails when go.mod names another version). Errors
+// that keep their type — encoding/json's, which the go-sdk wraps with %w —
+// are matched by type (isJSONError).
+var protocolMessages = []struct{ text, source string }{
+	{"exceeded the configured maximum line length", "mcp/transport.go: errFrameTooLarge, a stdio frame over MaxLineLength"},
+	{"invalid trailing data", "mcp/transport.go: ioConn, data after a stdio frame's JSON value"},
+	{"malformed event", "mcp/event.go: errMalformedEvent (an SSE event over MaxEventSize, or a bad line), flattened by the streamable client"},
+	{"unmarshaling jsonrpc message", "internal/jsonrpc2/messages.go: DecodeMessage, flattened by the streamable client (\"failed to decode response\")"},
+	{"unsupported content type", "mcp/streamable.go: a response that is neither JSON nor an event stream"},
+	{"unsupported protocol version", "mcp/client.go: unsupportedProtocolVersionError, an initialize result with an unknown version"},
+	{"mismatching session IDs", "mcp/streamable.go: a response with another Mcp-Session-Id"},
+	{"multi-round-trip: exceeded", "mcp/mrtr.go: a server that keeps asking for input (2026-07-28)"},
 }
 
 func isProtocolMessage(err error) bool {
 	msg := err.Error()
 	for _, m := range protocolMessages {
-		if strings.Contains(msg, m) {
+		if strings.Contains(msg, m.text) {
 			return true
 		}
 	}
@@ -300,55 +309,6 @@ func (c *Client) mapCallError(ctx, callCtx context.Context, s *session, op errOp
 	}
 	code, kind := classifyError(err, op.method, status)
 	return c.newError(code, kind, op, op.describe(), err)
-}
-
-// httpWatch remembers the last HTTP error status a session's transport
-// received, so that errors the go-sdk reports as text can be classified.
-type httpWatch struct {
-	status atomic.Int32
-}
-
-// headerTransport adds configured headers to every request and records
-// error statuses.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-	watch   *httpWatch
-}
-
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		req = req.Clone(req.Context())
-		for k, v := range t.headers {
-			if req.Header.Get(k) == "" { // never override the protocol's own headers
-				req.Header.Set(k, v)
-			}
-		}
-	}
-	resp, err := t.base.RoundTrip(req)
-	if err == nil {
-		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-			t.watch.status.Store(int32(resp.StatusCode))
-		}
-		tapStream(req, resp) // the event stream of one of our requests (route.go)
-	}
-	return resp, err
-}
-
-// httpClient returns a copy of the configured HTTP client (or a new one)
-// whose transport adds cfg's headers and reports to w.
-func httpClient(cfg *ServerConfig, w *httpWatch) *http.Client {
-	var hc http.Client
-	if cfg.HTTPClient != nil {
-		hc = *cfg.HTTPClient
-	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc.Transport = &headerTransport{base: base, headers: cfg.Headers, watch: w}
-	return &hc
 }
 
 // ToolResultError returns nil if res is not an error result, and

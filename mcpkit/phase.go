@@ -1,5 +1,7 @@
 package mcpkit
 
+import "sync"
+
 // Phase is where a client is in its life.
 //
 //	idle → connecting → ready → closing → closed
@@ -25,3 +27,65 @@ func (p Phase) Usable() bool { return p == PhaseReady }
 
 // Terminal reports whether the phase is an end (closed or faulted).
 func (p Phase) Terminal() bool { return p == PhaseClosed || p == PhaseFaulted }
+
+// setPhaseLocked moves to phase p and queues the change for OnPhase.
+func (c *Client) setPhaseLocked(p Phase, err error) {
+	if c.phase == p {
+		return
+	}
+	ev := PhaseChange{Server: c.cfg.Name, From: c.phase, To: p, Err: err}
+	c.phase = p
+	c.events.push(ev)
+}
+
+// phaseChanged tells OnPhase, and a gateway's watchers that the client is
+// ready (again).
+func (c *Client) phaseChanged(ev PhaseChange) {
+	if c.opts.OnPhase != nil {
+		c.opts.OnPhase(ev)
+	}
+	if ev.To == PhaseReady {
+		c.watchers.each(func(w *clientWatcher) {
+			if w.ready != nil {
+				w.ready(c.cfg.Name)
+			}
+		})
+	}
+}
+
+// phaseQueue delivers phase changes to fn in order, on a goroutine that
+// runs only while there is something to deliver.
+type phaseQueue struct {
+	fn      func(PhaseChange)
+	mu      sync.Mutex
+	q       []PhaseChange
+	running bool
+}
+
+func (pq *phaseQueue) push(ev PhaseChange) {
+	if pq.fn == nil {
+		return
+	}
+	pq.mu.Lock()
+	pq.q = append(pq.q, ev)
+	if !pq.running {
+		pq.running = true
+		go pq.run()
+	}
+	pq.mu.Unlock()
+}
+
+func (pq *phaseQueue) run() {
+	for {
+		pq.mu.Lock()
+		if len(pq.q) == 0 {
+			pq.running = false
+			pq.mu.Unlock()
+			return
+		}
+		ev := pq.q[0]
+		pq.q = pq.q[1:]
+		pq.mu.Unlock()
+		pq.fn(ev)
+	}
+}

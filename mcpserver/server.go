@@ -86,9 +86,10 @@ type Options struct {
 
 	// benchNoopPayload, when set (by internal/benchtool.EnableNoop),
 	// registers the tool bench_noop: no scope, no store, no audit row,
-	// answering this JSON document. It exists for `worldforge bench`, to
-	// measure the protocol layer and middleware alone; serve enables it
-	// only with its hidden --bench-noop flag.
+	// answering this JSON document. It exists for `worldforge-bench
+	// compare`, to measure the protocol layer and middleware alone: only
+	// worldforge-bench's hidden serve enables it (--bench-noop); the
+	// worldforge binary never does.
 	benchNoopPayload string
 }
 

@@ -1,7 +1,8 @@
 // Command mcpgo is the github.com/mark3labs/mcp-go v1.2.1 baseline of
-// `worldforge bench`: a stateless streamable-HTTP server on /mcp whose only
-// tool, read_world, returns the bench payload as one text content block,
-// the same work the go-sdk floor (bench.NewBaselineHandler) does.
+// `worldforge-bench compare`: a stateless streamable-HTTP server on /mcp
+// whose only tool, read_world, returns the bench payload as one text
+// content block, the same work the go-sdk floor
+// (bench.NewBaselineHandler) does.
 //
 // It is a separate module so that mcp-go and its dependencies never enter
 // the worldforge module's build list: only bench builds it, from source,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,22 +16,22 @@ import (
 // user create NAME
 func (e *env) user(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] != "create" {
-		return usageErrorf("user: want 'user create NAME'")
+		return cli.UsageErrorf("user: want 'user create NAME'")
 	}
-	fs := newFlags("user create")
-	dbf := e.dbFlag(fs)
-	if err := e.parse(fs, args[1:]); err != nil {
+	fs := cli.NewFlags("user create")
+	dbf := e.DBFlag(fs)
+	if err := e.Parse(fs, args[1:]); err != nil {
 		return err
 	}
-	pos, err := positional(fs, 1, "NAME")
+	pos, err := cli.Positional(fs, 1, "NAME")
 	if err != nil {
 		return err
 	}
 	name := strings.TrimSpace(pos[0])
 	if name == "" || utf8.RuneCountInString(name) > 120 {
-		return usageErrorf("user create: NAME must be 1–120 characters")
+		return cli.UsageErrorf("user create: NAME must be 1–120 characters")
 	}
-	db, err := e.openDB(ctx, *dbf)
+	db, err := e.OpenDB(ctx, *dbf)
 	if err != nil {
 		return err
 	}
@@ -39,37 +40,37 @@ func (e *env) user(ctx context.Context, args []string) error {
 	if err := db.CreateUser(ctx, u); err != nil {
 		return fmt.Errorf("user create: %w", err)
 	}
-	fmt.Fprintln(e.stdout, u.ID)
+	fmt.Fprintln(e.Stdout, u.ID)
 	return nil
 }
 
 // key create --user ID --scopes a,b | key revoke KEY
 func (e *env) key(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErrorf("key: want 'key create' or 'key revoke'")
+		return cli.UsageErrorf("key: want 'key create' or 'key revoke'")
 	}
 	switch args[0] {
 	case "create":
-		fs := newFlags("key create")
-		dbf := e.dbFlag(fs)
+		fs := cli.NewFlags("key create")
+		dbf := e.DBFlag(fs)
 		user := fs.String("user", "", "the id of the user who owns the key (required)")
 		scopes := fs.String("scopes", "", "comma-separated scopes, e.g. world:read,wiki:read or * (required)")
 		quotaKeys := fs.Int64("quota-keys", worldforge.DefaultQuotaKeys, "refuse a key for a user who has this many unrevoked keys, as serve's --quota-keys does (0 = unlimited)")
-		if err := e.parse(fs, args[1:]); err != nil {
+		if err := e.Parse(fs, args[1:]); err != nil {
 			return err
 		}
 		if *quotaKeys < 0 {
-			return usageErrorf("key create: --quota-keys %d: want 0 (unlimited) or more", *quotaKeys)
+			return cli.UsageErrorf("key create: --quota-keys %d: want 0 (unlimited) or more", *quotaKeys)
 		}
-		if _, err := positional(fs, 0, "no arguments"); err != nil {
+		if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 			return err
 		}
 		if *user == "" {
-			return usageErrorf("key create: --user is required")
+			return cli.UsageErrorf("key create: --user is required")
 		}
 		list, err := worldforge.ParseScopes(*scopes)
 		if err != nil {
-			return usageErrorf("key create: --scopes: %v", err)
+			return cli.UsageErrorf("key create: --scopes: %v", err)
 		}
 		// The only path that makes API keys: the keys quota holds here
 		// (the admin may lift it with --quota-keys 0).
@@ -89,20 +90,20 @@ func (e *env) key(ctx context.Context, args []string) error {
 			}
 			return fmt.Errorf("key create: %w", err)
 		}
-		fmt.Fprintln(e.stdout, secret)
+		fmt.Fprintln(e.Stdout, secret)
 		return nil
 	case "revoke":
-		fs := newFlags("key revoke")
-		dbf := e.dbFlag(fs)
-		if err := e.parse(fs, args[1:]); err != nil {
+		fs := cli.NewFlags("key revoke")
+		dbf := e.DBFlag(fs)
+		if err := e.Parse(fs, args[1:]); err != nil {
 			return err
 		}
-		pos, err := positional(fs, 1, "KEY")
+		pos, err := cli.Positional(fs, 1, "KEY")
 		if err != nil {
 			return err
 		}
 		if !auth.WellFormedKey(pos[0]) {
-			return usageErrorf("key revoke: %q is not an API key (want %s…)", redact(pos[0]), auth.KeyPrefix)
+			return cli.UsageErrorf("key revoke: %q is not an API key (want %s…)", redact(pos[0]), auth.KeyPrefix)
 		}
 		a, closeDB, err := e.authenticator(ctx, *dbf)
 		if err != nil {
@@ -117,7 +118,7 @@ func (e *env) key(ctx context.Context, args []string) error {
 		}
 		return nil
 	default:
-		return usageErrorf("key: unknown subcommand %q (want create or revoke)", args[0])
+		return cli.UsageErrorf("key: unknown subcommand %q (want create or revoke)", args[0])
 	}
 }
 
@@ -126,23 +127,23 @@ func (e *env) token(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "rotate-key" {
 		return e.rotateKey(ctx, args[1:])
 	}
-	fs := newFlags("token")
-	dbf := e.dbFlag(fs)
+	fs := cli.NewFlags("token")
+	dbf := e.DBFlag(fs)
 	user := fs.String("user", "", "the id of the user (required)")
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
-	if _, err := positional(fs, 0, "no arguments"); err != nil {
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	if *user == "" {
-		return usageErrorf("token: --user is required")
+		return cli.UsageErrorf("token: --user is required")
 	}
 	// A JWT's expiry has whole-second precision: a shorter ttl would mint a
 	// token that is already expired.
 	if *ttl < time.Second || *ttl > 366*24*time.Hour {
-		return usageErrorf("token: --ttl must be between 1s and 366 days")
+		return cli.UsageErrorf("token: --ttl must be between 1s and 366 days")
 	}
 	a, closeDB, err := e.authenticator(ctx, *dbf)
 	if err != nil {
@@ -156,18 +157,18 @@ func (e *env) token(ctx context.Context, args []string) error {
 		}
 		return fmt.Errorf("token: %w", err)
 	}
-	fmt.Fprintln(e.stdout, tok)
+	fmt.Fprintln(e.Stdout, tok)
 	return nil
 }
 
 // token rotate-key: replace the JWT signing key; prints the new key's id.
 func (e *env) rotateKey(ctx context.Context, args []string) error {
-	fs := newFlags("token rotate-key")
-	dbf := e.dbFlag(fs)
-	if err := e.parse(fs, args); err != nil {
+	fs := cli.NewFlags("token rotate-key")
+	dbf := e.DBFlag(fs)
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
-	if _, err := positional(fs, 0, "no arguments"); err != nil {
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	a, closeDB, err := e.authenticator(ctx, *dbf)
@@ -179,14 +180,14 @@ func (e *env) rotateKey(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("token rotate-key: %w", err)
 	}
-	fmt.Fprintln(e.stdout, id)
+	fmt.Fprintln(e.Stdout, id)
 	return nil
 }
 
 // world add-gm WORLD USER | world add-member WORLD USER
 func (e *env) world(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usageErrorf("world: want 'world create', 'world render', 'world add-gm' or 'world add-member'")
+		return cli.UsageErrorf("world: want 'world create', 'world render', 'world add-gm' or 'world add-member'")
 	}
 	var role string
 	switch args[0] {
@@ -199,18 +200,18 @@ func (e *env) world(ctx context.Context, args []string) error {
 	case "add-member":
 		role = worldforge.RolePlayer
 	default:
-		return usageErrorf("world: unknown subcommand %q (want create, render, add-gm or add-member)", args[0])
+		return cli.UsageErrorf("world: unknown subcommand %q (want create, render, add-gm or add-member)", args[0])
 	}
-	fs := newFlags("world " + args[0])
-	dbf := e.dbFlag(fs)
-	if err := e.parse(fs, args[1:]); err != nil {
+	fs := cli.NewFlags("world " + args[0])
+	dbf := e.DBFlag(fs)
+	if err := e.Parse(fs, args[1:]); err != nil {
 		return err
 	}
-	pos, err := positional(fs, 2, "WORLD_ID USER_ID")
+	pos, err := cli.Positional(fs, 2, "WORLD_ID USER_ID")
 	if err != nil {
 		return err
 	}
-	db, err := e.openDB(ctx, *dbf)
+	db, err := e.OpenDB(ctx, *dbf)
 	if err != nil {
 		return err
 	}
@@ -242,7 +243,7 @@ func (e *env) authenticator(ctx context.Context, dbFlag string) (*auth.Authentic
 
 // authenticatorWith is authenticator on a store that enforces quotas.
 func (e *env) authenticatorWith(ctx context.Context, dbFlag string, quotas worldforge.Quotas) (*auth.Authenticator, func(), error) {
-	db, err := e.openDB(ctx, dbFlag)
+	db, err := e.OpenDB(ctx, dbFlag)
 	if err != nil {
 		return nil, nil, err
 	}

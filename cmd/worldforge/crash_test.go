@@ -32,6 +32,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	wf "github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
@@ -236,7 +237,7 @@ func checkCrashState(t testing.TB, db *sqlstore.DB, dsn, owner string, ids []str
 			t.Errorf("PRAGMA integrity_check = %q, %v; want ok", integrity, err)
 		}
 	} else if raw, err = sql.Open("pgx", dsn); err != nil {
-		t.Fatalf("open %s: %v", redactDSN(dsn), err)
+		t.Fatalf("open %s: %v", cli.RedactDSN(dsn), err)
 	}
 	defer raw.Close()
 	var nProposals, nQuests int

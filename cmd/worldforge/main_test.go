@@ -29,6 +29,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
@@ -48,6 +49,11 @@ const unreachablePG = "postgres://nobody@127.0.0.1:1/x?sslmode=disable&connect_t
 // cmdTimeout bounds one admin command. It is far above what any command
 // needs; a command that only ends because of it has failed (see runMain).
 const cmdTimeout = 30 * time.Second
+
+// exitCode and usageError are main's view of an error.
+var exitCode = cli.ExitCode
+
+type usageError = cli.UsageError
 
 // result is what one run of the program produced.
 type result struct {
@@ -518,12 +524,15 @@ func TestBadInput(t *testing.T) {
 		{"db is not a database", []string{"user", "create", "Ann", "--db", "sqlite:{garbage}"}, 1, []string{"database"}},
 		{"db with an unsupported scheme", []string{"user", "create", "Ann", "--db", "mysql://root@127.0.0.1/x"}, 1, []string{"database", "dsn"}},
 
-		{"bench zero concurrency", []string{"bench", "-c", "0"}, 2, []string{"-c"}},
-		{"bench unknown protocol", []string{"bench", "-protocol", "bogus"}, 2, []string{"-protocol"}},
 		{"serve bad sqlite-sync", []string{"serve", "--sqlite-sync", "always", "--db", "{db}"}, 2, []string{"--sqlite-sync"}},
-		{"soak zero rate", []string{"soak", "-rate", "0"}, 2, []string{"-rate"}},
-		{"soak sample longer than the run", []string{"soak", "-duration", "1s", "-sample", "1m"}, 2, []string{"-sample"}},
-		{"soak argument", []string{"soak", "now"}, 2, []string{"soak"}},
+		{"serve bench-noop", []string{"serve", "--bench-noop", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"-bench-noop"}},
+
+		{"bench moved", []string{"bench", "-c", "0"}, 2, []string{"bench moved", "go run ./cmd/worldforge-bench compare"}},
+		{"soak moved", []string{"soak", "-rate", "0"}, 2, []string{"soak moved", "go run ./cmd/worldforge-bench soak"}},
+		{"soak large-world moved", []string{"soak", "-large-world", "64"}, 2, []string{"soak moved", "go run ./cmd/worldforge-bench soak"}},
+		{"plot moved", []string{"plot", "-in", "x.txt"}, 2, []string{"plot moved", "go run ./cmd/worldforge-bench plot"}},
+		{"bench-raw moved", []string{"bench-raw", "--addr", "127.0.0.1:0"}, 2, []string{"go run ./cmd/worldforge-bench raw"}},
+		{"bench-baseline moved", []string{"bench-baseline", "--addr", "127.0.0.1:0"}, 2, []string{"go run ./cmd/worldforge-bench baseline"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -603,7 +612,7 @@ func TestHelp(t *testing.T) {
 	// main turns into exit 0.
 	r = runMain(t, nil, "key", "create", "-h")
 	var u usageError
-	if !errors.As(r.err, &u) || u.msg != "" || !strings.Contains(r.stderr, "-scopes") || r.stdout != "" {
+	if !errors.As(r.err, &u) || u.Msg != "" || !strings.Contains(r.stderr, "-scopes") || r.stdout != "" {
 		t.Errorf("key create -h: err %#v, stdout %q, stderr %q; want an empty usageError and the flags on stderr", r.err, r.stdout, r.stderr)
 	}
 }
@@ -963,18 +972,5 @@ func TestWorldCreateRender(t *testing.T) {
 	stdout := MustRunMain(t, nil, "world", "render", a, "-o", "-", "--db", dsn)
 	if _, err := png.Decode(strings.NewReader(stdout)); err != nil {
 		t.Errorf("-o - is not a PNG: %v", err)
-	}
-}
-
-// TestSoakShort runs the soak command for two seconds against a real
-// server child (this test binary re-executed as the program).
-func TestSoakShort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server process; skipped with -short")
-	}
-	t.Setenv(crashChildEnv, "1")
-	r := runMain(t, nil, "soak", "-duration", "2s", "-rate", "50", "-sample", "500ms", "-pin=false")
-	if r.err != nil || !strings.Contains(r.stdout, "soak: flat, no errors") || !strings.Contains(r.stdout, "errors 0") {
-		t.Fatalf("soak: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.stdout, r.stderr)
 	}
 }

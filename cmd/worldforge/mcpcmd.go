@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"io"
 	"net/http"
 	"os"
@@ -39,15 +40,9 @@ const (
 // server's own body limit.
 const maxToolArgs = 4 << 20
 
-const mcpUsage = `usage:
-  worldforge mcp tools --url URL [--api-key K | --jwt T]
-  worldforge mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
-  worldforge mcp servers [--config F]
-  worldforge mcp tools [--config F] [SERVER]
-  worldforge mcp call [--config F] SERVER TOOL [JSON | @FILE | -]
-  worldforge mcp gateway [--config F] [--http ADDR] [--separator _ | --no-prefix]
-
---url is the endpoint URL (…/mcp, as serve --demo prints it) or the server's
+// mcpNotes follows the mcp rows of the command table in `mcp help` and
+// in an mcp command's -h.
+const mcpNotes = `--url is the endpoint URL (…/mcp, as serve --demo prints it) or the server's
 base URL; the credential is an API key or a session JWT. Environment:
 WORLDFORGE_URL, WORLDFORGE_API_KEY, WORLDFORGE_JWT. Without --url the servers
 come from the config files: --config F alone, else ./.worldforge/mcp.json over
@@ -55,10 +50,16 @@ $XDG_CONFIG_HOME/worldforge/mcp.json (formats: {"servers":[…]} or
 {"mcpServers":{…}}). Flags come before the positional arguments.
 `
 
+// mcpUsage is `worldforge mcp help`: the mcp rows of the command table and
+// mcpNotes.
+func mcpUsage() string {
+	return "usage: worldforge mcp SUBCOMMAND [flags] [args]\n\ncommands:\n" + program.List("mcp ") + "\n" + mcpNotes
+}
+
 // mcp runs "mcp SUBCOMMAND"; stdin is read by "mcp call TOOL -".
 func (e *env) mcp(ctx context.Context, args []string, stdin io.Reader) error {
 	if len(args) == 0 {
-		return usageErrorf("mcp: want a subcommand: servers, tools, call or gateway (try: worldforge mcp help)")
+		return cli.UsageErrorf("mcp: want a subcommand: servers, tools, call or gateway (try: worldforge mcp help)")
 	}
 	switch args[0] {
 	case "tools":
@@ -70,10 +71,10 @@ func (e *env) mcp(ctx context.Context, args []string, stdin io.Reader) error {
 	case "gateway":
 		return e.mcpGateway(ctx, args[1:])
 	case "help", "-h", "--help":
-		fmt.Fprint(e.stdout, mcpUsage)
+		fmt.Fprint(e.Stdout, mcpUsage())
 		return nil
 	default:
-		return usageErrorf("mcp: unknown subcommand %q (want servers, tools, call or gateway)", args[0])
+		return cli.UsageErrorf("mcp: unknown subcommand %q (want servers, tools, call or gateway)", args[0])
 	}
 }
 
@@ -84,7 +85,7 @@ type mcpFlags struct {
 }
 
 func newMCPFlags(name string) (*flag.FlagSet, *mcpFlags) {
-	fs := newFlags(name)
+	fs := cli.NewFlags(name)
 	f := &mcpFlags{}
 	fs.StringVar(&f.url, "url", "", "the MCP endpoint (…/mcp) or the server's base URL (default $"+envMCPURL+")")
 	fs.StringVar(&f.apiKey, "api-key", "", "an API key (default $"+envMCPAPIKey+")")
@@ -96,20 +97,14 @@ func newMCPFlags(name string) (*flag.FlagSet, *mcpFlags) {
 }
 
 // parseFlagsFirst parses flags up to the first positional argument (a
-// TOOL's JSON may look like anything after it). -h prints the flags, as
-// e.parse does.
+// TOOL's JSON may look like anything after it). -h prints the command's
+// rows and flags, then mcpNotes.
 func (e *env) parseFlagsFirst(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(e.stderr)
-			fmt.Fprint(e.stderr, mcpUsage)
-			fmt.Fprintf(e.stderr, "\nflags of %s:\n", fs.Name())
-			fs.PrintDefaults()
-			return usageError{}
-		}
-		return usageErrorf("%s: %v", fs.Name(), err)
+	err := e.ParseFlagsFirst(fs, args)
+	if cli.IsHelp(err) {
+		fmt.Fprint(e.Stderr, "\n"+mcpNotes)
 	}
-	return nil
+	return err
 }
 
 // flagAfter reports a flag-like argument among the extra positionals, to
@@ -126,7 +121,7 @@ func flagAfter(extra []string) string {
 // useConfig reports whether a command takes the config-file form: no
 // --url and no WORLDFORGE_URL, and a config file named or present.
 func (e *env) useConfig(f *mcpFlags) bool {
-	if f.url != "" || e.getenv(envMCPURL) != "" {
+	if f.url != "" || e.Getenv(envMCPURL) != "" {
 		return false
 	}
 	if f.config != "" {
@@ -136,7 +131,7 @@ func (e *env) useConfig(f *mcpFlags) bool {
 	if err != nil {
 		return false
 	}
-	for _, p := range []string{mcpkit.ProjectConfigPath(cwd), mcpkit.UserConfigPath(e.getenv)} {
+	for _, p := range []string{mcpkit.ProjectConfigPath(cwd), mcpkit.UserConfigPath(e.Getenv)} {
 		if _, err := os.Stat(p); err == nil {
 			return true
 		}
@@ -150,23 +145,23 @@ func (e *env) useConfig(f *mcpFlags) bool {
 func (e *env) mcpOptions(name string, f *mcpFlags) (client.Options, error) {
 	url := f.url
 	if url == "" {
-		url = e.getenv(envMCPURL)
+		url = e.Getenv(envMCPURL)
 	}
 	if url == "" {
-		return client.Options{}, usageErrorf("%s: --url (or %s) is needed: the endpoint URL …/mcp that serve --demo prints, or the server's base URL", name, envMCPURL)
+		return client.Options{}, cli.UsageErrorf("%s: --url (or %s) is needed: the endpoint URL …/mcp that serve --demo prints, or the server's base URL", name, envMCPURL)
 	}
 	if _, err := client.EndpointURL(url); err != nil {
-		return client.Options{}, usageErrorf("%s: --url %q: want an http(s) URL such as http://127.0.0.1:8080/mcp", name, url)
+		return client.Options{}, cli.UsageErrorf("%s: --url %q: want an http(s) URL such as http://127.0.0.1:8080/mcp", name, url)
 	}
 	if f.apiKey != "" && f.jwt != "" {
-		return client.Options{}, usageErrorf("%s: give --api-key or --jwt, not both", name)
+		return client.Options{}, cli.UsageErrorf("%s: give --api-key or --jwt, not both", name)
 	}
 	key, jwt := f.apiKey, f.jwt
 	if key == "" && jwt == "" {
-		key, jwt = e.getenv(envMCPAPIKey), e.getenv(envMCPJWT)
+		key, jwt = e.Getenv(envMCPAPIKey), e.Getenv(envMCPJWT)
 	}
 	if key == "" && jwt == "" {
-		return client.Options{}, usageErrorf("%s: a credential is needed: --api-key or --jwt (or %s / %s)", name, envMCPAPIKey, envMCPJWT)
+		return client.Options{}, cli.UsageErrorf("%s: a credential is needed: --api-key or --jwt (or %s / %s)", name, envMCPAPIKey, envMCPJWT)
 	}
 	return client.Options{
 		BaseURL:         url,
@@ -216,7 +211,7 @@ func (e *env) mcpTools(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("%s: with --url, want no arguments, got %q%s", name, fs.Args(), flagAfter(fs.Args()))
+		return cli.UsageErrorf("%s: with --url, want no arguments, got %q%s", name, fs.Args(), flagAfter(fs.Args()))
 	}
 	ctx, c, done, err := mcpConnect(ctx, name, f, opts)
 	if err != nil {
@@ -231,7 +226,7 @@ func (e *env) mcpTools(ctx context.Context, args []string) error {
 	for _, t := range tools {
 		fmt.Fprintf(&out, "%s\t%s\n", t.Name, firstSentence(t.Description))
 	}
-	_, err = e.stdout.Write(out.Bytes())
+	_, err = e.Stdout.Write(out.Bytes())
 	return err
 }
 
@@ -263,14 +258,14 @@ func (e *env) mcpCall(ctx context.Context, args []string, stdin io.Reader) error
 	}
 	pos := fs.Args()
 	if len(pos) == 0 || len(pos) > 2 {
-		return usageErrorf("%s: with --url, want TOOL [JSON | @FILE | -], got %d argument(s)%s", name, len(pos), flagAfter(pos))
+		return cli.UsageErrorf("%s: with --url, want TOOL [JSON | @FILE | -], got %d argument(s)%s", name, len(pos), flagAfter(pos))
 	}
 	if hint := flagAfter(pos[1:]); hint != "" && pos[1] != "-" {
-		return usageErrorf("%s: %q is not JSON arguments%s", name, pos[1], hint)
+		return cli.UsageErrorf("%s: %q is not JSON arguments%s", name, pos[1], hint)
 	}
 	tool := pos[0]
 	if tool == "" || strings.HasPrefix(tool, "-") {
-		return usageErrorf("%s: %q is not a tool name", name, tool)
+		return cli.UsageErrorf("%s: %q is not a tool name", name, tool)
 	}
 	toolArgs := json.RawMessage("{}")
 	if len(pos) == 2 {
@@ -291,7 +286,7 @@ func (e *env) mcpCall(ctx context.Context, args []string, stdin io.Reader) error
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return writeResult(e.stdout, res)
+	return writeResult(e.Stdout, res)
 }
 
 // readToolArgs reads the JSON arguments: literal, @FILE or - (stdin). They
@@ -303,7 +298,7 @@ func readToolArgs(name, arg string, stdin io.Reader) (json.RawMessage, error) {
 	case arg == "-":
 		source = "stdin"
 		if stdin == nil {
-			return nil, usageErrorf("%s: no stdin to read", name)
+			return nil, cli.UsageErrorf("%s: no stdin to read", name)
 		}
 		var err error
 		if data, err = io.ReadAll(io.LimitReader(stdin, maxToolArgs+1)); err != nil {
@@ -313,7 +308,7 @@ func readToolArgs(name, arg string, stdin io.Reader) (json.RawMessage, error) {
 		source = arg[1:]
 		file, err := os.Open(source)
 		if err != nil {
-			return nil, usageErrorf("%s: arguments file: %v", name, err)
+			return nil, cli.UsageErrorf("%s: arguments file: %v", name, err)
 		}
 		defer file.Close()
 		if data, err = io.ReadAll(io.LimitReader(file, maxToolArgs+1)); err != nil {
@@ -323,15 +318,15 @@ func readToolArgs(name, arg string, stdin io.Reader) (json.RawMessage, error) {
 		data = []byte(arg)
 	}
 	if len(data) > maxToolArgs {
-		return nil, usageErrorf("%s: arguments from %s are over %d bytes", name, source, maxToolArgs)
+		return nil, cli.UsageErrorf("%s: arguments from %s are over %d bytes", name, source, maxToolArgs)
 	}
 	data = bytes.TrimSpace(data)
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, usageErrorf("%s: arguments from %s are not valid JSON: %v", name, source, err)
+		return nil, cli.UsageErrorf("%s: arguments from %s are not valid JSON: %v", name, source, err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, usageErrorf("%s: arguments from %s must be a JSON object, like {\"id\":\"world_…\"}", name, source)
+		return nil, cli.UsageErrorf("%s: arguments from %s must be a JSON object, like {\"id\":\"world_…\"}", name, source)
 	}
 	return json.RawMessage(data), nil
 }

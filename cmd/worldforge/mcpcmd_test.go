@@ -18,6 +18,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/client"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 )
@@ -28,7 +29,7 @@ func runMCPStdin(t testing.TB, vars map[string]string, stdin string, args ...str
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	e := &env{getenv: getenvFrom(vars), stdout: &stdout, stderr: &stderr}
+	e := &env{&cli.Env{Getenv: getenvFrom(vars), Stdout: &stdout, Stderr: &stderr, Program: program}}
 	err := e.mcp(ctx, args, strings.NewReader(stdin))
 	return result{stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
@@ -231,7 +232,7 @@ func TestMCPHelp(t *testing.T) {
 	t.Parallel()
 	r := runMain(t, nil, "mcp", "call", "-h")
 	var u usageError
-	if !errors.As(r.err, &u) || u.msg != "" || !strings.Contains(r.stderr, "-api-key") || !strings.Contains(r.stderr, "@FILE") || r.stdout != "" {
+	if !errors.As(r.err, &u) || u.Msg != "" || !strings.Contains(r.stderr, "-api-key") || !strings.Contains(r.stderr, "@FILE") || r.stdout != "" {
 		t.Errorf("mcp call -h: err %#v, stdout %q, stderr %q", r.err, r.stdout, r.stderr)
 	}
 	out := MustRunMain(t, nil, "mcp", "help")

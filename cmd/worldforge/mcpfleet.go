@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"io"
 	"log/slog"
 	"net"
@@ -42,26 +43,26 @@ func (e *env) loadMCPConfig(name, explicit string) (*mcpkit.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	cfg, err := mcpkit.LoadConfig(mcpkit.LoadOptions{ExplicitFile: explicit, Cwd: cwd, Getenv: e.getenv})
+	cfg, err := mcpkit.LoadConfig(mcpkit.LoadOptions{ExplicitFile: explicit, Cwd: cwd, Getenv: e.Getenv})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for _, p := range cfg.Errors {
-		fmt.Fprintf(e.stderr, "%s: config: %v\n", name, p)
+		fmt.Fprintf(e.Stderr, "%s: config: %v\n", name, p)
 	}
 	if len(cfg.Servers) == 0 {
 		where := mcpkit.ProjectConfigPath(cwd)
-		if user := mcpkit.UserConfigPath(e.getenv); user != "" {
+		if user := mcpkit.UserConfigPath(e.Getenv); user != "" {
 			where += " or " + user
 		}
-		return nil, usageErrorf("%s: no MCP servers configured: give --url, or --config F, or write %s", name, where)
+		return nil, cli.UsageErrorf("%s: no MCP servers configured: give --url, or --config F, or write %s", name, where)
 	}
 	return cfg, nil
 }
 
 // quietLogger keeps the toolkit's logs on stderr at warnings and above.
 func (e *env) quietLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return slog.New(slog.NewTextHandler(e.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // startFleet connects the configured servers (only, when given, the one
@@ -76,7 +77,7 @@ func (e *env) startFleet(ctx context.Context, name string, cfg *mcpkit.Config, o
 			}
 		}
 		if len(servers) == 0 {
-			return nil, usageErrorf("%s: no configured server is named %q", name, only)
+			return nil, cli.UsageErrorf("%s: no configured server is named %q", name, only)
 		}
 	}
 	if opts == nil {
@@ -95,14 +96,14 @@ func (e *env) startFleet(ctx context.Context, name string, cfg *mcpkit.Config, o
 
 func (e *env) mcpServers(ctx context.Context, args []string) error {
 	const name = "mcp servers"
-	fs := newFlags(name)
+	fs := cli.NewFlags(name)
 	config := fs.String("config", "", "the one config file to read (default: the project and user files)")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up connecting after this long")
 	if err := e.parseFlagsFirst(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("%s: want no arguments, got %q%s", name, fs.Args(), flagAfter(fs.Args()))
+		return cli.UsageErrorf("%s: want no arguments, got %q%s", name, fs.Args(), flagAfter(fs.Args()))
 	}
 	cfg, err := e.loadMCPConfig(name, *config)
 	if err != nil {
@@ -128,7 +129,7 @@ func (e *env) mcpServers(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", st.Name, st.Transport, st.Phase, st.Tools, st.Resources, st.Prompts, msg)
 	}
 	tw.Flush()
-	if _, err := e.stdout.Write(out.Bytes()); err != nil {
+	if _, err := e.Stdout.Write(out.Bytes()); err != nil {
 		return err
 	}
 	if failed > 0 {
@@ -169,7 +170,7 @@ func (e *env) configFleet(ctx context.Context, name string, f *mcpFlags, only st
 // mcpFleetTools: mcp tools [--config F] [SERVER] → "server<TAB>tool<TAB>description".
 func (e *env) mcpFleetTools(ctx context.Context, name string, f *mcpFlags, pos []string) error {
 	if len(pos) > 1 {
-		return usageErrorf("%s: want at most one SERVER, got %q%s", name, pos, flagAfter(pos))
+		return cli.UsageErrorf("%s: want at most one SERVER, got %q%s", name, pos, flagAfter(pos))
 	}
 	only := ""
 	if len(pos) == 1 {
@@ -191,7 +192,7 @@ func (e *env) mcpFleetTools(ctx context.Context, name string, f *mcpFlags, pos [
 			fmt.Fprintf(&out, "%s\t%s\t%s\n", c.Name(), t.Name, firstSentence(t.Description))
 		}
 	}
-	if _, err := e.stdout.Write(out.Bytes()); err != nil {
+	if _, err := e.Stdout.Write(out.Bytes()); err != nil {
 		return err
 	}
 	if len(failures) > 0 {
@@ -203,7 +204,7 @@ func (e *env) mcpFleetTools(ctx context.Context, name string, f *mcpFlags, pos [
 // mcpFleetCall: mcp call [--config F] SERVER TOOL [JSON | @FILE | -].
 func (e *env) mcpFleetCall(ctx context.Context, name string, f *mcpFlags, pos []string, stdin io.Reader) error {
 	if len(pos) < 2 || len(pos) > 3 {
-		return usageErrorf("%s: without --url, want SERVER TOOL [JSON | @FILE | -], got %d argument(s)%s", name, len(pos), flagAfter(pos))
+		return cli.UsageErrorf("%s: without --url, want SERVER TOOL [JSON | @FILE | -], got %d argument(s)%s", name, len(pos), flagAfter(pos))
 	}
 	server, tool := pos[0], pos[1]
 	args := json.RawMessage("{}")
@@ -234,14 +235,14 @@ func (e *env) mcpFleetCall(ctx context.Context, name string, f *mcpFlags, pos []
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return writeResult(e.stdout, raw)
+	return writeResult(e.Stdout, raw)
 }
 
 // mcpGateway serves every configured server's tools as one MCP server:
 // over stdio by default, over streamable HTTP with --http.
 func (e *env) mcpGateway(ctx context.Context, args []string) error {
 	const name = "mcp gateway"
-	fs := newFlags(name)
+	fs := cli.NewFlags(name)
 	config := fs.String("config", "", "the one config file to read (default: the project and user files)")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8090) instead of stdio")
 	sep := fs.String("separator", mcpkit.DefaultSeparator, `joins server and tool names ("_", or "__" for the interop style)`)
@@ -250,15 +251,15 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf("%s: want no arguments, got %q%s", name, fs.Args(), flagAfter(fs.Args()))
+		return cli.UsageErrorf("%s: want no arguments, got %q%s", name, fs.Args(), flagAfter(fs.Args()))
 	}
 	if *addr != "" {
 		if _, _, err := net.SplitHostPort(*addr); err != nil {
-			return usageErrorf("%s: --http %q: %v", name, *addr, err)
+			return cli.UsageErrorf("%s: --http %q: %v", name, *addr, err)
 		}
 	}
 	if *sep == "" || !mcpkit.ValidToolName("a"+*sep+"b") {
-		return usageErrorf("%s: --separator %q: use letters, digits, _ or -", name, *sep)
+		return cli.UsageErrorf("%s: --separator %q: use letters, digits, _ or -", name, *sep)
 	}
 	cfg, err := e.loadMCPConfig(name, *config)
 	if err != nil {
@@ -294,7 +295,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 	defer fleet.Close()
 	for _, st := range fleet.Status() {
 		if st.Err != nil {
-			fmt.Fprintf(e.stderr, "%s: %s: %s\n", name, st.Name, oneLine(st.Err.Error()))
+			fmt.Fprintf(e.Stderr, "%s: %s: %s\n", name, st.Name, oneLine(st.Err.Error()))
 		}
 	}
 	bridge, err := mcpkit.Mount(ctx, fleet, &mcpkit.BridgeOptions{Separator: *sep, NoPrefix: *noPrefix, Logger: log})
@@ -302,7 +303,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	for _, c := range bridge.Collisions() {
-		fmt.Fprintf(e.stderr, "%s: %s/%s is served as %s (%s was taken)\n", name, c.Ref.Server, c.Ref.Tool, c.Name, c.Wanted)
+		fmt.Fprintf(e.Stderr, "%s: %s/%s is served as %s (%s was taken)\n", name, c.Ref.Server, c.Ref.Tool, c.Name, c.Wanted)
 	}
 	gw, err := mcpkit.NewGateway(bridge, &mcpkit.GatewayOptions{Logger: log})
 	if err != nil {
@@ -318,7 +319,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 			}
 		}
 	}()
-	fmt.Fprintf(e.stderr, "%s: %d tools from %d servers\n", name, bridge.Registry().Len(), len(fleet.Clients()))
+	fmt.Fprintf(e.Stderr, "%s: %d tools from %d servers\n", name, bridge.Registry().Len(), len(fleet.Clients()))
 	if *addr == "" {
 		return gw.ServeStdio(ctx)
 	}
@@ -327,7 +328,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: listen on %s: %w", name, *addr, err)
 	}
 	srv := &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "%s: listening on http://%s/\n", name, ln.Addr())
+	fmt.Fprintf(e.Stderr, "%s: listening on http://%s/\n", name, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,22 +22,22 @@ import (
 // the worldforge_create_world tool as the user, so the world is exactly
 // what an agent would get (and the audit log says who made it).
 func (e *env) worldCreate(ctx context.Context, args []string) error {
-	fs := newFlags("world create")
-	dbf := e.dbFlag(fs)
+	fs := cli.NewFlags("world create")
+	dbf := e.DBFlag(fs)
 	user := fs.String("user", "", "the id of the user who will own the world (required)")
 	name := fs.String("name", "", "the world's name, 1–120 characters (required)")
 	template := fs.String("template", "", "template id (see the README); empty for a blank grid")
 	seed := fs.String("seed", "", "generation seed: an integer within ±2^53, or a word that maps to one (default: random; a random or word seed is printed to stderr)")
 	size := fs.String("size", "medium", "small, medium or large")
 	populate := fs.Bool("populate", true, "add POIs, atlas places, wiki pages and lore (false: terrain only)")
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
-	if _, err := positional(fs, 0, "no arguments"); err != nil {
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	if *user == "" || *name == "" {
-		return usageErrorf("world create: --user and --name are required")
+		return cli.UsageErrorf("world create: --user and --name are required")
 	}
 	in := worldforge.CreateWorldArgs{Name: *name, Template: *template, Size: *size, Populate: populate}
 	seedGiven, seedWord := false, false
@@ -51,7 +52,7 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 			if errors.As(err, &we) {
 				msg = we.Detail
 			}
-			return usageErrorf("world create: --seed: %s", msg)
+			return cli.UsageErrorf("world create: --seed: %s", msg)
 		}
 		in.Seed = &n
 		seedWord = strconv.FormatInt(n, 10) != *seed
@@ -60,7 +61,7 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := e.openDB(ctx, *dbf)
+	db, err := e.OpenDB(ctx, *dbf)
 	if err != nil {
 		return err
 	}
@@ -81,15 +82,15 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 		// A refused flag value (template, size, name) is a command-line
 		// mistake.
 		if c := worldforge.ErrorCode(err); c == worldforge.EBadRequest || c == worldforge.EUnknownTemplate {
-			return usageErrorf("world create: %v", err)
+			return cli.UsageErrorf("world create: %v", err)
 		}
 		return fmt.Errorf("world create: %w", err)
 	}
 	out := res.(worldforge.CreateWorldResult)
 	if in.Seed == nil || seedWord {
-		fmt.Fprintf(e.stderr, "world create: seed %d\n", out.Seed)
+		fmt.Fprintf(e.Stderr, "world create: seed %d\n", out.Seed)
 	}
-	fmt.Fprintln(e.stdout, out.ID)
+	fmt.Fprintln(e.Stdout, out.ID)
 	return nil
 }
 
@@ -97,24 +98,24 @@ func (e *env) worldCreate(ctx context.Context, args []string) error {
 // world's grid by terrain with its POIs and the players' positions. "-o -"
 // writes the PNG to stdout.
 func (e *env) worldRender(ctx context.Context, args []string) error {
-	fs := newFlags("world render")
-	dbf := e.dbFlag(fs)
+	fs := cli.NewFlags("world render")
+	dbf := e.DBFlag(fs)
 	outPath := fs.String("o", "", "the PNG file to write, or - for stdout (required)")
 	cellPx := fs.Int("cell-px", 0, "pixels per cell (0: fit the map in about 2048 px)")
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
-	pos, err := positional(fs, 1, "WORLD_ID")
+	pos, err := cli.Positional(fs, 1, "WORLD_ID")
 	if err != nil {
 		return err
 	}
 	if *outPath == "" {
-		return usageErrorf("world render: -o FILE is required")
+		return cli.UsageErrorf("world render: -o FILE is required")
 	}
 	if *cellPx < 0 || *cellPx > 64 {
-		return usageErrorf("world render: --cell-px must be between 0 and 64")
+		return cli.UsageErrorf("world render: --cell-px must be between 0 and 64")
 	}
-	db, err := e.openDB(ctx, *dbf)
+	db, err := e.OpenDB(ctx, *dbf)
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func (e *env) worldRender(ctx context.Context, args []string) error {
 		return f.Flush()
 	}
 	if *outPath == "-" {
-		return render(bufio.NewWriter(e.stdout))
+		return render(bufio.NewWriter(e.Stdout))
 	}
 	// Write beside the target and rename, so a failed render leaves no
 	// half-written file.

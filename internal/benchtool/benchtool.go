@@ -1,8 +1,9 @@
 // Package benchtool carries the setting of the bench-only tool bench_noop
-// from the serve command (its hidden --bench-noop flag, which `worldforge
-// bench` uses to measure the protocol layer and middleware alone) to
-// package mcpserver, outside mcpserver's exported API. Package mcpserver
-// installs the hook when it is initialised.
+// from the serve command (the --bench-noop flag it has only when
+// worldforge-bench runs it, for `worldforge-bench compare` to measure the
+// protocol layer and middleware alone) to package mcpserver, outside
+// mcpserver's exported API. Package mcpserver installs the hook when it is
+// initialised.
 package benchtool
 
 // NoopTool is the name of the bench-only tool: no scope, no store, no

@@ -9,7 +9,7 @@
 // lists the tools and does what the scenario's server expects; the suite
 // judges the traffic. It exits non-zero if the scenario's steps fail.
 //
-// OAuth scenarios (auth/*) give the server an mcpkit.OAuthConfig built
+// OAuth scenarios (auth/*) give the server an oauth.Config built
 // from the scenario's name and MCP_CONFORMANCE_CONTEXT (pre-registered
 // credentials, a private key, a workload or ID token); mcpkit does the
 // whole flow, taking the authorization code from the suite's immediately
@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/worldforge-go/worldforge/mcpkit"
+	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
 
 func main() {
@@ -126,7 +127,7 @@ func run(scenario, url string) error {
 // oauthConfig is the OAuth configuration for an auth/* scenario: the
 // defaults (dynamic registration, scopes as the server asks) unless the
 // scenario hands the client credentials in its context.
-func oauthConfig(scenario, contextJSON string) (*mcpkit.OAuthConfig, error) {
+func oauthConfig(scenario, contextJSON string) (*oauth.Config, error) {
 	var sc struct {
 		ClientID         string `json:"client_id"`
 		ClientSecret     string `json:"client_secret"`
@@ -143,22 +144,22 @@ func oauthConfig(scenario, contextJSON string) (*mcpkit.OAuthConfig, error) {
 			return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
 	}
-	o := &mcpkit.OAuthConfig{ClientName: "mcpkit-conformance-client"}
+	o := &oauth.Config{ClientName: "mcpkit-conformance-client"}
 	switch {
 	case scenario == "auth/basic-cimd":
 		// The suite's authorization server never fetches the document.
 		o.ClientMetadataURL = "https://conformance-test.local/client-metadata.json"
 	case sc.IdPTokenEndpoint != "":
-		o.Grant = mcpkit.OAuthJWTBearer
+		o.Grant = oauth.JWTBearer
 		o.ClientID, o.ClientSecret = sc.ClientID, sc.ClientSecret
-		o.IdentityProvider = &mcpkit.OAuthIdentityProvider{
+		o.IdentityProvider = &oauth.IdentityProvider{
 			TokenEndpoint: sc.IdPTokenEndpoint, ClientID: sc.IdPClientID, IDToken: sc.IdPIDToken,
 		}
 	case sc.ValidJWT != "":
-		o.Grant = mcpkit.OAuthJWTBearer
+		o.Grant = oauth.JWTBearer
 		o.ClientID, o.Assertion = sc.ClientID, sc.ValidJWT
 	case strings.HasPrefix(scenario, "auth/client-credentials"):
-		o.Grant = mcpkit.OAuthClientCredentials
+		o.Grant = oauth.ClientCredentials
 		o.ClientID, o.ClientSecret = sc.ClientID, sc.ClientSecret
 		o.PrivateKey, o.SigningAlgorithm = sc.PrivateKeyPEM, sc.SigningAlgorithm
 	case sc.ClientID != "":

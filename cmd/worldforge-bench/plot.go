@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,9 +19,9 @@ import (
 // sub-benchmark segment names (-size pages reads pages=1000), y the
 // metric. It prints nothing on success.
 //
-//	worldforge plot -in bench.txt -out time.svg -metric ns/op -size side,pages [-title T] [-note TEXT] [-match RE]
+//	worldforge-bench plot -in bench.txt -out time.svg -metric ns/op -size side,pages [-title T] [-note TEXT] [-match RE]
 func (e *env) plot(args []string) error {
-	fs := newFlags("plot")
+	fs := cli.NewFlags("plot")
 	in := fs.String("in", "", "go test -bench output to read (required)")
 	out := fs.String("out", "", "SVG file to write (required)")
 	metric := fs.String("metric", "ns/op", "unit to plot, as the benchmark lines print it: ns/op, B/op, allocs/op or a custom metric")
@@ -28,30 +29,30 @@ func (e *env) plot(args []string) error {
 	title := fs.String("title", "", `chart title (default "Growth of METRIC")`)
 	note := fs.String("note", "", "a line of explanation under the title")
 	match := fs.String("match", "", "plot only the series whose name (package.Benchmark/sub, without the size) matches this regular expression")
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
-	if _, err := positional(fs, 0, "no arguments"); err != nil {
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	switch {
 	case *in == "":
-		return usageErrorf("plot: -in FILE is required")
+		return cli.UsageErrorf("plot: -in FILE is required")
 	case *out == "":
-		return usageErrorf("plot: -out FILE.svg is required")
+		return cli.UsageErrorf("plot: -out FILE.svg is required")
 	case *sizes == "":
-		return usageErrorf("plot: -size KEYS is required (such as -size side,pages,entities)")
+		return cli.UsageErrorf("plot: -size KEYS is required (such as -size side,pages,entities)")
 	case *metric == "" || strings.ContainsFunc(*metric, unicode.IsSpace):
-		return usageErrorf("plot: -metric %q: want a unit such as ns/op or B/op", *metric)
+		return cli.UsageErrorf("plot: -metric %q: want a unit such as ns/op or B/op", *metric)
 	}
 	if filepath.Clean(*in) == filepath.Clean(*out) {
-		return usageErrorf("plot: -out %s would overwrite -in", *out)
+		return cli.UsageErrorf("plot: -out %s would overwrite -in", *out)
 	}
 	var keys []string
 	for k := range strings.SplitSeq(*sizes, ",") {
 		k = strings.TrimSpace(k)
 		if k == "" || strings.ContainsAny(k, "=/#") || strings.ContainsFunc(k, unicode.IsSpace) {
-			return usageErrorf("plot: -size %q: want comma-separated keys such as side,pages (no empty key, no = / # or spaces)", *sizes)
+			return cli.UsageErrorf("plot: -size %q: want comma-separated keys such as side,pages (no empty key, no = / # or spaces)", *sizes)
 		}
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
@@ -61,7 +62,7 @@ func (e *env) plot(args []string) error {
 	if *match != "" {
 		var err error
 		if re, err = regexp.Compile(*match); err != nil {
-			return usageErrorf("plot: -match: %v", err)
+			return cli.UsageErrorf("plot: -match: %v", err)
 		}
 	}
 

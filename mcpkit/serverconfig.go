@@ -3,6 +3,8 @@ package mcpkit
 import (
 	"net/http"
 	"time"
+
+	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
 
 // TransportKind is how a client reaches a server.
@@ -35,8 +37,8 @@ type ServerConfig struct {
 	Headers    map[string]string
 	HTTPClient *http.Client
 	// OAuth, if set, authorizes the HTTP or SSE session with OAuth 2.1
-	// (see OAuthConfig); the tokens live as long as the Client.
-	OAuth *OAuthConfig
+	// (see oauth.Config); the tokens live as long as the Client.
+	OAuth *oauth.Config
 
 	// Timeout bounds each request to this server (0: the client's
 	// default, 60 s). A context deadline on a call overrides it.

@@ -1,7 +1,8 @@
-package main
+package servecmd
 
 import (
 	"flag"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"log/slog"
 	"math"
 	"net"
@@ -76,48 +77,48 @@ type serveLimits struct {
 func (f *limitFlags) resolve(addrs ...string) (*serveLimits, error) {
 	rate := *f.rate
 	if math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 {
-		return nil, usageErrorf("serve: --rate-limit %v: want requests per second, 0 (off) or more", rate)
+		return nil, cli.UsageErrorf("serve: --rate-limit %v: want requests per second, 0 (off) or more", rate)
 	}
 	burst, maxConc := *f.burst, *f.maxConcurrent
 	if burst < 0 {
-		return nil, usageErrorf("serve: --rate-burst %d: want 0 (the rate) or more", burst)
+		return nil, cli.UsageErrorf("serve: --rate-burst %d: want 0 (the rate) or more", burst)
 	}
 	if burst > 0 && rate == 0 {
-		return nil, usageErrorf("serve: --rate-burst needs --rate-limit")
+		return nil, cli.UsageErrorf("serve: --rate-burst needs --rate-limit")
 	}
 	if maxConc < 0 {
-		return nil, usageErrorf("serve: --max-concurrent %d: want 0 (no cap) or more", maxConc)
+		return nil, cli.UsageErrorf("serve: --max-concurrent %d: want 0 (no cap) or more", maxConc)
 	}
 	var hosts []string
 	if *f.allowedHosts != "" {
 		for _, h := range strings.Split(*f.allowedHosts, ",") {
 			h = strings.TrimSpace(h)
 			if !httpapi.ValidAllowedHost(h) {
-				return nil, usageErrorf("serve: --allowed-hosts: %q is not HOST, HOST:PORT or *", h)
+				return nil, cli.UsageErrorf("serve: --allowed-hosts: %q is not HOST, HOST:PORT or *", h)
 			}
 			hosts = append(hosts, h)
 		}
 	}
 	if *f.maxBody < 1 {
-		return nil, usageErrorf("serve: --max-body-bytes %d: want 1 or more", *f.maxBody)
+		return nil, cli.UsageErrorf("serve: --max-body-bytes %d: want 1 or more", *f.maxBody)
 	}
 	if *f.maxHeader < 1024 {
-		return nil, usageErrorf("serve: --max-header-bytes %d: want 1024 or more", *f.maxHeader)
+		return nil, cli.UsageErrorf("serve: --max-header-bytes %d: want 1024 or more", *f.maxHeader)
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"read-header-timeout", *f.readHeader}, {"read-timeout", *f.read}, {"write-timeout", *f.write}, {"idle-timeout", *f.idle}} {
 		if d.v < 0 {
-			return nil, usageErrorf("serve: --%s %v: want 0 (none) or more", d.name, d.v)
+			return nil, cli.UsageErrorf("serve: --%s %v: want 0 (none) or more", d.name, d.v)
 		}
 	}
 	perCredStreams, streams := *f.maxStreamsPerCred, *f.maxStreams
 	if perCredStreams < 0 {
-		return nil, usageErrorf("serve: --max-streams-per-credential %d: want 0 (no cap) or more", perCredStreams)
+		return nil, cli.UsageErrorf("serve: --max-streams-per-credential %d: want 0 (no cap) or more", perCredStreams)
 	}
 	if streams < 0 {
-		return nil, usageErrorf("serve: --max-streams %d: want 0 (a quarter of the open-file limit) or more", streams)
+		return nil, cli.UsageErrorf("serve: --max-streams %d: want 0 (a quarter of the open-file limit) or more", streams)
 	}
 	if streams == 0 {
 		streams = defaultMaxStreams(openFileLimit())

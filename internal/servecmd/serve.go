@@ -1,4 +1,10 @@
-package main
+// Package servecmd is the serve command: flags, the server's wiring
+// (store, auth, tools, HTTP handler, limits, quotas, logs and metrics),
+// graceful shutdown and the demo seed. The command worldforge runs it as
+// `worldforge serve`; worldforge-bench runs the same code as its hidden
+// serve command, adding the bench-only tool, for the servers its
+// comparison and soak start.
+package servecmd
 
 import (
 	"context"
@@ -7,14 +13,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"runtime/debug"
-	"runtime/pprof"
 
 	"github.com/worldforge-go/worldforge/auth"
-	"github.com/worldforge-go/worldforge/bench"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/internal/benchtool"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"github.com/worldforge-go/worldforge/mcpserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
@@ -27,37 +31,62 @@ const serveGCPercent = 200
 // debug.SetMemoryLimit) unless GOMEMLIMIT is set: --memory-limit.
 const serveMemoryLimit = 64 << 20
 
-// serve [--addr HOST:PORT] [--db DSN] [--demo]
-func (e *env) serve(ctx context.Context, args []string) error {
-	fs := newFlags("serve")
-	dbf := e.dbFlag(fs)
+// Options adapt the serve command to the program that runs it.
+type Options struct {
+	// BenchNoopPayload, when set, adds the flag --bench-noop, with which
+	// the server also registers the tool bench_noop (no scope, no store,
+	// no audit row) answering this JSON document. Only worldforge-bench
+	// sets it, for the servers its comparison starts.
+	BenchNoopPayload string
+}
+
+// Synopsis is serve's synopsis in the command tables: every flag of its
+// flag set but --bench-noop.
+const Synopsis = "[--addr HOST:PORT] [--db DSN] [--demo] [--log-level L] [--fast-path=false] [--sqlite-sync normal|full] [--cpuprofile FILE] " +
+	"[--rate-limit R] [--rate-burst N] [--max-concurrent N] [--allowed-hosts H1,H2] [--max-body-bytes N] [--max-header-bytes N] " +
+	"[--read-header-timeout D] [--read-timeout D] [--write-timeout D] [--idle-timeout D] [--max-streams-per-credential N] [--max-streams N] " +
+	"[--quotas=false] [--quota-worlds N] [--quota-cells N] [--quota-lore-entities N] [--quota-pending-proposals N] [--quota-keys N] " +
+	"[--log-format text|json] [--log-flush-interval 100ms] [--shutdown-timeout 10s] [--metrics=false] [--metrics-addr HOST:PORT] [--memory-limit 64MiB]"
+
+// Serve runs the server until ctx ends, then shuts it down gracefully:
+//
+//	serve [--addr HOST:PORT] [--db DSN] [--demo] [flags]
+func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error {
+	if sopts == nil {
+		sopts = &Options{}
+	}
+	fs := cli.NewFlags("serve")
+	dbf := e.DBFlag(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
 	demo := fs.Bool("demo", false, "create a demo owner, GM, player and world, and print credentials and an MCP client config")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
-	benchNoop := fs.Bool("bench-noop", false, "also serve the bench_noop tool (no scope, no store, no audit; for worldforge bench)")
+	benchNoop := new(bool)
+	if sopts.BenchNoopPayload != "" {
+		benchNoop = fs.Bool("bench-noop", false, "also serve the bench_noop tool (no scope, no store, no audit; for worldforge-bench compare)")
+	}
 	fastPath := fs.Bool("fast-path", true, "answer self-contained tools/call requests without a go-sdk session (false: every request through the go-sdk handler)")
-	memLimit := byteSize(serveMemoryLimit)
+	memLimit := cli.ByteSize(serveMemoryLimit)
 	fs.Var(&memLimit, "memory-limit", "soft limit on the Go runtime's memory (debug.SetMemoryLimit): near it the garbage collector runs sooner and returns freed memory to the system; it never refuses an allocation. 0 = none; GOMEMLIMIT in the environment wins")
 	sqliteSync := fs.String("sqlite-sync", "normal", "SQLite durability: normal (a commit survives a crash of the process) or full (it also survives a power loss; slower)")
 	limitsFlags := addLimitFlags(fs) // abuse limits: limits.go
 	opsFlags := addOpsFlags(fs)      // logs, metrics, shutdown: ops.go
 	quotasFlags := addQuotaFlags(fs) // per-user quotas: quotas.go
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
-	if _, err := positional(fs, 0, "no arguments"); err != nil {
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return usageErrorf("serve: --log-level: %v", err)
+		return cli.UsageErrorf("serve: --log-level: %v", err)
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return usageErrorf("serve: --addr %q: %v", *addr, err)
+		return cli.UsageErrorf("serve: --addr %q: %v", *addr, err)
 	}
 	if *sqliteSync != "normal" && *sqliteSync != "full" {
-		return usageErrorf("serve: --sqlite-sync %q: want normal or full", *sqliteSync)
+		return cli.UsageErrorf("serve: --sqlite-sync %q: want normal or full", *sqliteSync)
 	}
 	ops, err := opsFlags.resolve()
 	if err != nil {
@@ -75,9 +104,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	logger, logw := ops.logger(e.stderr, level)
+	logger, logw := ops.logger(e.Stderr, level)
 	defer logw.Close()
-	if e.getenv("GOGC") == "" {
+	if e.Getenv("GOGC") == "" {
 		// A request allocates ~17 KB that dies with it while the live heap
 		// is a few MB: at Go's default (GC when the heap has doubled) the
 		// collector ran ~20 times a second under load. Letting the heap
@@ -85,7 +114,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		// of RSS (README, Performance). GOGC in the environment wins.
 		debug.SetGCPercent(serveGCPercent)
 	}
-	if e.getenv("GOMEMLIMIT") == "" && memLimit > 0 {
+	if e.Getenv("GOMEMLIMIT") == "" && memLimit > 0 {
 		// A large read_world allocates about its answer's size in garbage
 		// (the driver copies each stored piece), and GOGC lets the heap
 		// grow to three times what was live at the last collection: after
@@ -97,14 +126,14 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		defer debug.SetMemoryLimit(prev)
 	}
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := cli.StartCPUProfile(*cpuProfile)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 		defer stop()
 	}
 
-	dsn, err := e.dsn(*dbf)
+	dsn, err := e.DSN(*dbf)
 	if err != nil {
 		return err
 	}
@@ -121,7 +150,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	mopts := &mcpserver.Options{Logger: logger}
 	if *benchNoop {
-		benchtool.EnableNoop(mopts, bench.BaselinePayload())
+		benchtool.EnableNoop(mopts, sopts.BenchNoopPayload)
 	}
 	tools, err := mcpserver.New(db, mopts)
 	if err != nil {
@@ -141,7 +170,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	baseURL := "http://" + ln.Addr().String()
 	if *demo {
-		if err := seedDemo(ctx, db, authn, baseURL, e.stdout); err != nil {
+		if err := seedDemo(ctx, db, authn, baseURL, e.Stdout); err != nil {
 			ln.Close()
 			return fmt.Errorf("demo: %w", err)
 		}
@@ -168,7 +197,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		logger.Info("worldforge metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
 		fmt.Fprintf(logw, "worldforge: metrics on http://%s/metrics\n", metricsLn.Addr().String())
 	}
-	logger.Info("worldforge listening", "url", baseURL+"/mcp", "db", redactDSN(dsn))
+	logger.Info("worldforge listening", "url", baseURL+"/mcp", "db", cli.RedactDSN(dsn))
 	fmt.Fprintf(logw, "worldforge: listening on %s/mcp\n", baseURL)
 	logw.Flush()
 
@@ -207,21 +236,4 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	logger.Info("shut down")
 	return nil
-}
-
-// startCPUProfile profiles the process into the named file until the
-// returned function is called.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }

@@ -1,7 +1,8 @@
-package main
+package servecmd
 
 import (
 	"flag"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"io"
 	"log/slog"
 	"net"
@@ -51,10 +52,10 @@ func (f *opsFlags) resolve() (*serveOps, error) {
 	o := &serveOps{shutdownTimeout: *f.shutdownTimeout, metrics: *f.metrics, logFlush: *f.logFlush, metricsAddr: *f.metricsAddr}
 	if o.metricsAddr != "" {
 		if !o.metrics {
-			return nil, usageErrorf("serve: --metrics-addr needs --metrics")
+			return nil, cli.UsageErrorf("serve: --metrics-addr needs --metrics")
 		}
 		if _, _, err := net.SplitHostPort(o.metricsAddr); err != nil {
-			return nil, usageErrorf("serve: --metrics-addr %q: %v", o.metricsAddr, err)
+			return nil, cli.UsageErrorf("serve: --metrics-addr %q: %v", o.metricsAddr, err)
 		}
 	}
 	switch *f.logFormat {
@@ -62,13 +63,13 @@ func (f *opsFlags) resolve() (*serveOps, error) {
 	case "json":
 		o.json = true
 	default:
-		return nil, usageErrorf("serve: --log-format %q: want text or json", *f.logFormat)
+		return nil, cli.UsageErrorf("serve: --log-format %q: want text or json", *f.logFormat)
 	}
 	if o.logFlush < 0 || o.logFlush > time.Minute {
-		return nil, usageErrorf("serve: --log-flush-interval %s: want 0 (no batching) up to 1m", o.logFlush)
+		return nil, cli.UsageErrorf("serve: --log-flush-interval %s: want 0 (no batching) up to 1m", o.logFlush)
 	}
 	if o.shutdownTimeout <= 0 {
-		return nil, usageErrorf("serve: --shutdown-timeout %s: want a positive duration", o.shutdownTimeout)
+		return nil, cli.UsageErrorf("serve: --shutdown-timeout %s: want a positive duration", o.shutdownTimeout)
 	}
 	return o, nil
 }

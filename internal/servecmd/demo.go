@@ -1,11 +1,10 @@
-package main
+package servecmd
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"time"
 
 	wf "github.com/worldforge-go/worldforge"
@@ -13,9 +12,9 @@ import (
 	"github.com/worldforge-go/worldforge/mcpserver"
 )
 
-// demoIDs are the rows the demo made, kept as a store secret so that a
+// DemoIDs are the rows the demo made, kept as a store secret so that a
 // second `serve --demo` on the same database reuses them.
-type demoIDs struct {
+type DemoIDs struct {
 	Owner  string `json:"owner"`
 	GM     string `json:"gm"`
 	Player string `json:"player"`
@@ -29,7 +28,7 @@ const demoTokenTTL = 24 * time.Hour
 // config to w.
 func seedDemo(ctx context.Context, db wf.Store, a *auth.Authenticator, baseURL string, w io.Writer) error {
 	raw, err := db.Secret(ctx, "demo-ids", func() ([]byte, error) {
-		ids, err := createDemo(ctx, db)
+		ids, err := CreateDemo(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -38,7 +37,7 @@ func seedDemo(ctx context.Context, db wf.Store, a *auth.Authenticator, baseURL s
 	if err != nil {
 		return err
 	}
-	var ids demoIDs
+	var ids DemoIDs
 	if err := json.Unmarshal(raw, &ids); err != nil {
 		return fmt.Errorf("read demo ids: %w", err)
 	}
@@ -75,9 +74,9 @@ MCP client config:
 	return nil
 }
 
-// createDemo makes the demo users and a small world with something in
+// CreateDemo makes the demo users and a small world with something in
 // every part the read tools show.
-func createDemo(ctx context.Context, db wf.Store) (*demoIDs, error) {
+func CreateDemo(ctx context.Context, db wf.Store) (*DemoIDs, error) {
 	owner := &wf.User{Name: "Demo Owner"}
 	gm := &wf.User{Name: "Demo GM"}
 	player := &wf.User{Name: "Demo Player"}
@@ -135,7 +134,7 @@ func createDemo(ctx context.Context, db wf.Store) (*demoIDs, error) {
 	if err := db.SetPresence(ctx, &wf.Presence{WorldID: worldID, UserID: player.ID, X: x, Y: y}); err != nil {
 		return nil, err
 	}
-	return &demoIDs{Owner: owner.ID, GM: gm.ID, Player: player.ID, World: worldID}, nil
+	return &DemoIDs{Owner: owner.ID, GM: gm.ID, Player: player.ID, World: worldID}, nil
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -146,16 +145,4 @@ func mustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
-}
-
-// redactDSN hides a password in a database URL for logs.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }

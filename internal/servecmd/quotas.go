@@ -1,7 +1,8 @@
-package main
+package servecmd
 
 import (
 	"flag"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"log/slog"
 
 	"github.com/worldforge-go/worldforge"
@@ -35,7 +36,7 @@ func addQuotaFlags(fs *flag.FlagSet) *quotaFlags {
 func (f *quotaFlags) resolve() (worldforge.Quotas, error) {
 	for i, v := range f.values {
 		if *v < 0 {
-			return worldforge.Quotas{}, usageErrorf("serve: --%s %d: want 0 (unlimited) or more", f.names[i], *v)
+			return worldforge.Quotas{}, cli.UsageErrorf("serve: --%s %d: want 0 (unlimited) or more", f.names[i], *v)
 		}
 	}
 	if !*f.on {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"io"
 	"math"
 	"net/http"
@@ -25,7 +26,8 @@ import (
 
 // soak [-duration 10m] [-rate 200] [-sample 10s] [-db DSN] [-pin]
 //
-// runs `worldforge serve` as a child process under a steady, mixed load
+// runs the serve command (this program's hidden serve, the same code as
+// `worldforge serve`) as a child process under a steady, mixed load
 // (reads, proposals and their commits) at a fixed request rate, samples the
 // server's memory, goroutines and open files, and reports whether they
 // stayed flat and whether any request failed. The exit status is 1 when a
@@ -38,7 +40,7 @@ import (
 // protocol revision, -duration (default 15s) each, failing when the
 // server's peak RSS exceeds -max-rss.
 func (e *env) soak(ctx context.Context, args []string) error {
-	fs := newFlags("soak")
+	fs := cli.NewFlags("soak")
 	duration := fs.Duration("duration", 10*time.Minute, "how long to run the load")
 	rate := fs.Int("rate", 200, "requests per second, spread evenly (open loop)")
 	sample := fs.Duration("sample", 10*time.Second, "how often to sample the server")
@@ -46,9 +48,9 @@ func (e *env) soak(ctx context.Context, args []string) error {
 	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run the server on CPU 0 alone (via taskset) and the load on the other CPUs")
 	largeWorld := fs.Int("large-world", 0, "large-world mode: read_world of a world resized to this side (1–4096) on every protocol revision, checking the server's peak RSS (0: off)")
 	clients := fs.Int("clients", 8, "large-world mode: concurrent read_world callers")
-	maxRSS := byteSize(128 << 20)
+	maxRSS := cli.ByteSize(128 << 20)
 	fs.Var(&maxRSS, "max-rss", "large-world mode: the server's peak RSS allowed on any revision (e.g. 128MiB)")
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
 	if *largeWorld != 0 {
@@ -58,15 +60,15 @@ func (e *env) soak(ctx context.Context, args []string) error {
 			*duration = 15 * time.Second
 		}
 		if *largeWorld < 1 || *largeWorld > 4096 || *clients < 1 || *clients > 1024 || *duration <= 0 || maxRSS <= 0 {
-			return usageErrorf("soak: want 1 ≤ -large-world ≤ 4096, 1 ≤ -clients ≤ 1024, -duration > 0 and -max-rss > 0")
+			return cli.UsageErrorf("soak: want 1 ≤ -large-world ≤ 4096, 1 ≤ -clients ≤ 1024, -duration > 0 and -max-rss > 0")
 		}
 		*sample = *duration
 	}
-	if _, err := positional(fs, 0, "no arguments"); err != nil {
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	if *duration <= 0 || *rate <= 0 || *rate > 100000 || *sample <= 0 || *sample > *duration {
-		return usageErrorf("soak: want -duration > 0, 0 < -rate ≤ 100000 and 0 < -sample ≤ -duration")
+		return cli.UsageErrorf("soak: want -duration > 0, 0 < -rate ≤ 100000 and 0 < -sample ≤ -duration")
 	}
 	dsn := *dbFlag
 	if dsn == "" {
@@ -95,7 +97,7 @@ func (e *env) soak(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("soak: %w", err)
 	}
-	srv, err := startChild(ctx, serverPrefix, self, &lockedWriter{w: e.stderr}, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn")
+	srv, err := startChild(ctx, serverPrefix, self, &lockedWriter{w: e.Stderr}, "serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "warn")
 	if err != nil {
 		return fmt.Errorf("soak: start server: %w", err)
 	}
@@ -106,8 +108,8 @@ func (e *env) soak(ctx context.Context, args []string) error {
 
 	l := &soakLoad{url: srv.url, key: key, world: worldID,
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
-	fmt.Fprintf(e.stdout, "soak: %s at %d req/s against %s (pid %d), sampling every %s\n", *duration, *rate, redactDSN(dsn), srv.cmd.Process.Pid, *sample)
-	fmt.Fprintf(e.stdout, "%8s %9s %7s %8s %9s %5s %10s %9s %9s\n", "t", "requests", "errors", "RSS MiB", "heap MiB", "fds", "goroutines", "p50", "p99")
+	fmt.Fprintf(e.Stdout, "soak: %s at %d req/s against %s (pid %d), sampling every %s\n", *duration, *rate, cli.RedactDSN(dsn), srv.cmd.Process.Pid, *sample)
+	fmt.Fprintf(e.Stdout, "%8s %9s %7s %8s %9s %5s %10s %9s %9s\n", "t", "requests", "errors", "RSS MiB", "heap MiB", "fds", "goroutines", "p50", "p99")
 
 	runCtx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
@@ -128,7 +130,7 @@ func (e *env) soak(ctx context.Context, args []string) error {
 		}
 		s := l.sample(srv.cmd.Process.Pid, time.Since(start))
 		samples = append(samples, s)
-		fmt.Fprintf(e.stdout, "%8s %9d %7d %8.1f %9.1f %5d %10d %9s %9s\n", s.at.Round(time.Second), s.requests, s.errors,
+		fmt.Fprintf(e.Stdout, "%8s %9d %7d %8.1f %9.1f %5d %10d %9s %9s\n", s.at.Round(time.Second), s.requests, s.errors,
 			float64(s.rss)/(1<<20), float64(s.heap)/(1<<20), s.fds, s.goroutines, s.p50.Round(time.Microsecond), s.p99.Round(time.Microsecond))
 	}
 	wg.Wait()
@@ -144,9 +146,9 @@ func (e *env) soak(ctx context.Context, args []string) error {
 		return fmt.Errorf("soak: check: %w", err)
 	}
 	v := soakVerdict(samples)
-	fmt.Fprintf(e.stdout, "requests %d, errors %d, proposals acknowledged %d (missing %d), commits acknowledged %d\n",
+	fmt.Fprintf(e.Stdout, "requests %d, errors %d, proposals acknowledged %d (missing %d), commits acknowledged %d\n",
 		l.requests.Load(), l.errors.Load(), l.proposed.Load(), missing, l.committed.Load())
-	fmt.Fprintf(e.stdout, "RSS first third %.1f MiB, last third %.1f MiB (max %.1f); Go heap in use %.1f → %.1f MiB; goroutines %d → %d; fds %d → %d\n",
+	fmt.Fprintf(e.Stdout, "RSS first third %.1f MiB, last third %.1f MiB (max %.1f); Go heap in use %.1f → %.1f MiB; goroutines %d → %d; fds %d → %d\n",
 		v.rssFirst/(1<<20), v.rssLast/(1<<20), v.rssMax/(1<<20), v.heapFirst/(1<<20), v.heapLast/(1<<20), v.goroutinesFirst, v.goroutinesLast, v.fdsFirst, v.fdsLast)
 	var problems []string
 	if n := l.errors.Load(); n > 0 {
@@ -158,14 +160,14 @@ func (e *env) soak(ctx context.Context, args []string) error {
 	switch {
 	case *duration < time.Minute:
 		// Warm-up (caches, the heap reaching its working size) dominates.
-		fmt.Fprintln(e.stdout, "soak: under a minute: too short to judge memory growth")
+		fmt.Fprintln(e.Stdout, "soak: under a minute: too short to judge memory growth")
 	case v.rssLast > v.rssFirst*1.10 && v.rssLast-v.rssFirst > 8<<20:
 		problems = append(problems, "RSS grew")
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("soak: %s", strings.Join(problems, "; "))
 	}
-	fmt.Fprintln(e.stdout, "soak: flat, no errors")
+	fmt.Fprintln(e.Stdout, "soak: flat, no errors")
 	return nil
 }
 

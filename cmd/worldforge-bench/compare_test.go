@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestBenchShort runs the bench command for a few hundred milliseconds a
+// TestBenchShort runs the compare command for a few hundred milliseconds a
 // cell against real server children (this test binary re-executed as the
 // program), with the mcp-go baseline built from bench/mcpgo and, where
 // the interop packages are installed, the TypeScript SDK rows: every row
@@ -17,7 +17,7 @@ func TestBenchShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes and builds the mcp-go baseline; skipped with -short")
 	}
-	t.Setenv(crashChildEnv, "1")
+	t.Setenv(childEnv, "1")
 	ts := "off"
 	want := []string{"net/http raw (limit)", "mcp-go v1.2.1", "go-sdk bare (floor)",
 		"worldforge bench_noop", "worldforge read_world", "same, go-sdk path only"}
@@ -27,10 +27,10 @@ func TestBenchShort(t *testing.T) {
 	}
 	// It builds the mcp-go baseline and starts node: on a busy machine
 	// that alone can take longer than runMain's bound.
-	r := runMainWithin(t, 5*time.Minute, nil, "bench", "-c", "2", "-duration", "300ms", "-warmup", "100ms", "-reps", "1", "-pin=false",
+	r := runMainWithin(t, 5*time.Minute, nil, "compare", "-c", "2", "-duration", "300ms", "-warmup", "100ms", "-reps", "1", "-pin=false",
 		"-mcpgo", "../../bench/mcpgo", "-ts", ts)
 	if r.err != nil {
-		t.Fatalf("bench: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.stdout, r.stderr)
+		t.Fatalf("compare: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.stdout, r.stderr)
 	}
 	rows := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
@@ -72,10 +72,10 @@ func TestBenchBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"mcpgo dir without go.mod", []string{"bench", "-mcpgo", empty}, "-mcpgo"},
-		{"ts dir without the SDK", []string{"bench", "-mcpgo", "off", "-ts", empty}, "-ts"},
-		{"postgres not a URL", []string{"bench", "-postgres", "sqlite:/tmp/x.db"}, "-postgres"},
-		{"reps out of range", []string{"bench", "-reps", "11"}, "-reps"},
+		{"mcpgo dir without go.mod", []string{"compare", "-mcpgo", empty}, "-mcpgo"},
+		{"ts dir without the SDK", []string{"compare", "-mcpgo", "off", "-ts", empty}, "-ts"},
+		{"postgres not a URL", []string{"compare", "-postgres", "sqlite:/tmp/x.db"}, "-postgres"},
+		{"reps out of range", []string{"compare", "-reps", "11"}, "-reps"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runMain(t, nil, tc.args...)

@@ -14,7 +14,7 @@ func TestSoakLargeWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes; skipped with -short")
 	}
-	t.Setenv(crashChildEnv, "1")
+	t.Setenv(childEnv, "1")
 	args := []string{"soak", "-large-world", "128", "-clients", "2", "-duration", "300ms", "-pin=false"}
 	r := runMain(t, nil, append(args, "-max-rss", "4GiB")...)
 	if r.err != nil || !strings.Contains(r.stdout, "within 4GiB on every revision; no errors") {
@@ -45,20 +45,6 @@ func TestSoakLargeWorldUsage(t *testing.T) {
 		r := runMain(t, nil, args...)
 		if exitCode(r.err) != 2 || !strings.Contains(r.err.Error()+r.stderr, "-") {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, r.err, exitCode(r.err))
-		}
-	}
-}
-
-// TestParseBytes reads the sizes -max-rss takes.
-func TestParseBytes(t *testing.T) {
-	for in, want := range map[string]int64{"128MiB": 128 << 20, "1GiB": 1 << 30, "512KiB": 512 << 10, "2MB": 2e6, "4096": 4096, "10 B": 10} {
-		if got, err := parseBytes(in); err != nil || got != want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "MiB", "-1MiB", "0", "1.5GiB", "1TiB", "99999999999GiB"} {
-		if _, err := parseBytes(in); err == nil {
-			t.Errorf("parseBytes(%q) succeeded", in)
 		}
 	}
 }

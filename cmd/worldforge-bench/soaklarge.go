@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
 	"io"
 	"net/http"
 	"os"
@@ -49,58 +50,6 @@ const soakBatchRevision = "2025-03-26"
 
 // soakRSSInterval is how often the large-world mode samples VmRSS.
 const soakRSSInterval = 20 * time.Millisecond
-
-// byteSize is a flag value of a size in bytes: a number with an optional
-// unit B, KiB, MiB, GiB (powers of 1024) or KB, MB, GB (of 1000), or 0.
-type byteSize int64
-
-func (b *byteSize) String() string { return formatBytes(int64(*b)) }
-
-func (b *byteSize) Set(s string) error {
-	if strings.TrimSpace(s) == "0" {
-		*b = 0
-		return nil
-	}
-	n, err := parseBytes(s)
-	if err != nil {
-		return err
-	}
-	*b = byteSize(n)
-	return nil
-}
-
-// parseBytes reads a byteSize.
-func parseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(rest), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a size (want e.g. 128MiB)", s)
-	}
-	return n * mult, nil
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + "GiB"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "KiB"
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
 
 // largeRow is the outcome of one revision's run.
 type largeRow struct {
@@ -147,9 +96,9 @@ func largeWorldSeed(ctx context.Context, dsn, seedWorld string, side int) (strin
 // the world largeWorldSeed made.
 func (e *env) soakLargeWorld(ctx context.Context, srv *child, key, world string, side, clients int, each time.Duration, maxRSS int64) error {
 	pid := srv.cmd.Process.Pid
-	fmt.Fprintf(e.stdout, "soak: large world %d×%d, %d clients, %s per revision, max RSS %s, server pid %d\n",
-		side, side, clients, each, formatBytes(maxRSS), pid)
-	fmt.Fprintf(e.stdout, "%-18s %9s %7s %8s %11s %13s %9s\n", "revision", "requests", "errors", "refused", "answer MiB", "peak RSS MiB", "start MiB")
+	fmt.Fprintf(e.Stdout, "soak: large world %d×%d, %d clients, %s per revision, max RSS %s, server pid %d\n",
+		side, side, clients, each, cli.FormatBytes(maxRSS), pid)
+	fmt.Fprintf(e.Stdout, "%-18s %9s %7s %8s %11s %13s %9s\n", "revision", "requests", "errors", "refused", "answer MiB", "peak RSS MiB", "start MiB")
 	client := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	var rows []largeRow
 	names := append(append([]string{}, soakRevisions...), "batch")
@@ -162,7 +111,7 @@ func (e *env) soakLargeWorld(ctx context.Context, srv *child, key, world string,
 		} else if rev == "batch" {
 			rev = "batch " + soakBatchRevision
 		}
-		fmt.Fprintf(e.stdout, "%-18s %9d %7d %8d %11.1f %13.1f %9.1f\n", rev, row.requests, row.errors, row.refused,
+		fmt.Fprintf(e.Stdout, "%-18s %9d %7d %8d %11.1f %13.1f %9.1f\n", rev, row.requests, row.errors, row.refused,
 			float64(row.answerBytes)/(1<<20), float64(row.peakRSS)/(1<<20), float64(row.base)/(1<<20))
 		select {
 		case <-srv.done:
@@ -188,13 +137,13 @@ func (e *env) soakLargeWorld(ctx context.Context, srv *child, key, world string,
 			problems = append(problems, fmt.Sprintf("%s: no call completed", name))
 		}
 		if r.peakRSS > maxRSS {
-			problems = append(problems, fmt.Sprintf("%s: peak RSS %.1f MiB over the limit of %s", name, float64(r.peakRSS)/(1<<20), formatBytes(maxRSS)))
+			problems = append(problems, fmt.Sprintf("%s: peak RSS %.1f MiB over the limit of %s", name, float64(r.peakRSS)/(1<<20), cli.FormatBytes(maxRSS)))
 		}
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("soak: %s", strings.Join(problems, "; "))
 	}
-	fmt.Fprintf(e.stdout, "soak: peak RSS %.1f MiB, within %s on every revision; no errors\n", float64(peak)/(1<<20), formatBytes(maxRSS))
+	fmt.Fprintf(e.Stdout, "soak: peak RSS %.1f MiB, within %s on every revision; no errors\n", float64(peak)/(1<<20), cli.FormatBytes(maxRSS))
 	return nil
 }
 

@@ -79,7 +79,7 @@ func TestPlotHelp(t *testing.T) {
 	t.Parallel()
 	r := runMain(t, nil, "plot", "-h")
 	var u usageError
-	if !errors.As(r.err, &u) || u.msg != "" || !strings.Contains(r.stderr, "-size") || r.stdout != "" {
+	if !errors.As(r.err, &u) || u.Msg != "" || !strings.Contains(r.stderr, "-size") || r.stdout != "" {
 		t.Errorf("plot -h: err %#v, stdout %q, stderr %q; want an empty usageError and the flags on stderr", r.err, r.stdout, r.stderr)
 	}
 	if out := MustRunMain(t, nil, "help"); !strings.Contains(out, "plot -in FILE -out FILE.svg -size KEYS") {

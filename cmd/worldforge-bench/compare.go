@@ -3,8 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/worldforge-go/worldforge/internal/cli"
+	"github.com/worldforge-go/worldforge/internal/servecmd"
 	"io"
 	"net"
 	"net/http"
@@ -25,16 +28,17 @@ import (
 	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
-// bench runs the load comparison: `tools/call read_world` over real HTTP
+// compare runs the load comparison: `tools/call read_world` over real HTTP
 // with N concurrent keep-alive clients against, side by side in one run,
 // the plain net/http limit, the other MCP server stacks (mcp-go, the bare
-// go-sdk, the TypeScript SDK pooled and per request) and `worldforge serve`
-// (its middleware alone, its real read on a fresh SQLite store, the same
-// with the fast path off, and optionally on PostgreSQL). Every server is a
+// go-sdk, the TypeScript SDK pooled and per request) and worldforge's serve
+// command, run by this program as its hidden serve (its middleware alone,
+// its real read on a fresh SQLite store, the same with the fast path off,
+// and optionally on PostgreSQL). Every server is a
 // child process, so its RSS and CPU can be read apart; cells are
 // interleaved.
-func (e *env) bench(ctx context.Context, args []string) error {
-	fs := newFlags("bench")
+func (e *env) compare(ctx context.Context, args []string) error {
+	fs := cli.NewFlags("compare")
 	conc := fs.String("c", "1,8,64", "comma-separated concurrency levels")
 	duration := fs.Duration("duration", 10*time.Second, "length of each measured cell")
 	warmup := fs.Duration("warmup", time.Second, "unmeasured warm-up before each cell")
@@ -47,27 +51,27 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	mcpgoDir := fs.String("mcpgo", "auto", "source of the mcp-go baseline (bench/mcpgo), built with the go command; auto: ./bench/mcpgo if it is there; off: leave it out")
 	tsDir := fs.String("ts", "auto", "directory of the TypeScript SDK baseline (interop, after npm ci), run with node; auto: ./interop if it is installed; off: leave it out")
 	only := fs.String("only", "", "comma-separated substrings: run only the rows whose names contain one (the raw limit and the go-sdk floor always run)")
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
-	if _, err := positional(fs, 0, "no arguments"); err != nil {
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	levels, err := parseLevels(*conc)
 	if err != nil {
-		return usageErrorf("bench: -c: %v", err)
+		return cli.UsageErrorf("compare: -c: %v", err)
 	}
 	// The children's log lines are copied to stderr by goroutines of their
 	// own while this one reports the cells there.
-	stderr := &lockedWriter{w: e.stderr}
+	stderr := &lockedWriter{w: e.Stderr}
 	if *duration <= 0 || *duration > bench.MaxDuration || *warmup < 0 || *reps < 1 || *reps > 10 {
-		return usageErrorf("bench: want 0 < -duration ≤ %s, -warmup ≥ 0, 1 ≤ -reps ≤ 10", bench.MaxDuration)
+		return cli.UsageErrorf("compare: want 0 < -duration ≤ %s, -warmup ≥ 0, 1 ≤ -reps ≤ 10", bench.MaxDuration)
 	}
 	if *protocol != bench.Protocol20251125 && *protocol != bench.Protocol20260728 {
-		return usageErrorf("bench: -protocol must be %s or %s", bench.Protocol20251125, bench.Protocol20260728)
+		return cli.UsageErrorf("compare: -protocol must be %s or %s", bench.Protocol20251125, bench.Protocol20260728)
 	}
 	if *pg != "" && !strings.HasPrefix(*pg, "postgres://") && !strings.HasPrefix(*pg, "postgresql://") {
-		return usageErrorf("bench: -postgres wants a postgres:// URL")
+		return cli.UsageErrorf("compare: -postgres wants a postgres:// URL")
 	}
 	mcpgoSrc, err := baselineDir("-mcpgo", *mcpgoDir, "bench/mcpgo", "go.mod")
 	if err != nil {
@@ -80,16 +84,16 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if tsSrc != "" && *tsDir == "auto" && *protocol == bench.Protocol20260728 {
 		// SDK 1.32.2 answers each such request 400 "Unsupported protocol
 		// version": its rows would measure nothing but errors.
-		fmt.Fprintf(stderr, "bench: leaving out the TypeScript SDK rows: SDK 1.32.2 refuses %s requests (400 Unsupported protocol version; -ts interop runs them anyway)\n", *protocol)
+		fmt.Fprintf(stderr, "compare: leaving out the TypeScript SDK rows: SDK 1.32.2 refuses %s requests (400 Unsupported protocol version; -ts interop runs them anyway)\n", *protocol)
 		tsSrc = ""
 	}
 	var nodeBin string
 	if tsSrc != "" {
 		if nodeBin, err = benchNode(tsSrc); err != nil {
 			if *tsDir != "auto" {
-				return fmt.Errorf("bench: -ts: %w", err)
+				return fmt.Errorf("compare: -ts: %w", err)
 			}
-			fmt.Fprintf(stderr, "bench: leaving out the TypeScript SDK rows: %v\n", err)
+			fmt.Fprintf(stderr, "compare: leaving out the TypeScript SDK rows: %v\n", err)
 			tsSrc = ""
 		}
 	}
@@ -111,12 +115,12 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	}
 	key, worldID, err := benchSeed(ctx, dsn)
 	if err != nil {
-		return fmt.Errorf("bench: seed: %w", err)
+		return fmt.Errorf("compare: seed: %w", err)
 	}
 	var pgKey, pgWorld string
 	if *pg != "" {
 		if pgKey, pgWorld, err = benchSeed(ctx, *pg); err != nil {
-			return fmt.Errorf("bench: seed PostgreSQL: %w", err)
+			return fmt.Errorf("compare: seed PostgreSQL: %w", err)
 		}
 	}
 	payload := filepath.Join(tmp, "payload.json")
@@ -130,7 +134,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	}
 	prefix, err := pinServers(*pin)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("compare: %w", err)
 	}
 
 	// The rows, in table order. Each names how its server is started; rows
@@ -154,8 +158,8 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	}
 	// Each server's command line (all run behind the pinning prefix).
 	servers := map[string][]string{
-		"raw":      withProfile([]string{self, "bench-raw", "--addr", "127.0.0.1:0"}, ".raw"),
-		"baseline": withProfile([]string{self, "bench-baseline", "--addr", "127.0.0.1:0"}, ".baseline"),
+		"raw":      withProfile([]string{self, "raw", "--addr", "127.0.0.1:0"}, ".raw"),
+		"baseline": withProfile([]string{self, "baseline", "--addr", "127.0.0.1:0"}, ".baseline"),
 		"ours":     withProfile(serveArgs(dsn, "--bench-noop"), ""),
 		"sdkpath":  serveArgs(dsn, "--fast-path=false"),
 	}
@@ -169,12 +173,12 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	targets := []target{{"net/http raw (limit)", "raw", plain, "read_world", fixed}}
 	if mcpgoSrc != "" {
 		bin := filepath.Join(tmp, "mcpgo-baseline")
-		fmt.Fprintf(stderr, "bench: building the mcp-go baseline in %s\n", mcpgoSrc)
+		fmt.Fprintf(stderr, "compare: building the mcp-go baseline in %s\n", mcpgoSrc)
 		if err := goBuild(ctx, mcpgoSrc, bin, stderr); err != nil {
 			if *mcpgoDir != "auto" {
-				return fmt.Errorf("bench: -mcpgo: %w", err)
+				return fmt.Errorf("compare: -mcpgo: %w", err)
 			}
-			fmt.Fprintf(stderr, "bench: leaving out the mcp-go row: %v\n", err)
+			fmt.Fprintf(stderr, "compare: leaving out the mcp-go row: %v\n", err)
 		} else {
 			servers["mcpgo"] = []string{bin, "--addr", "127.0.0.1:0", "--payload", payload}
 			targets = append(targets, target{"mcp-go v1.2.1", "mcpgo", plain, "read_world", fixed})
@@ -224,7 +228,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 		argv := servers[tg.server]
 		c, err := startChild(ctx, prefix, argv[0], stderr, argv[1:]...)
 		if err != nil {
-			return fmt.Errorf("bench: start %s: %w", strings.TrimSpace(tg.name), err)
+			return fmt.Errorf("compare: start %s: %w", strings.TrimSpace(tg.name), err)
 		}
 		children[tg.server] = c
 	}
@@ -233,7 +237,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	if *pin {
 		placement = fmt.Sprintf("each server pinned to CPU 0, load generator on CPUs 1-%d", runtime.NumCPU()-1)
 	}
-	fmt.Fprintf(stderr, "bench: %s, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *duration, *warmup, *reps, placement)
+	fmt.Fprintf(stderr, "compare: %s, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *duration, *warmup, *reps, placement)
 	var rows []bench.Row
 	for _, c := range levels {
 		sums := make([]bench.Row, len(targets))
@@ -256,7 +260,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 				peak, _, _ := sampler.Stop()
 				cpu1, _ := bench.CPUTime(pid)
 				if err != nil {
-					return fmt.Errorf("bench: %s at c=%d: %w", strings.TrimSpace(tg.name), c, err)
+					return fmt.Errorf("compare: %s at c=%d: %w", strings.TrimSpace(tg.name), c, err)
 				}
 				fmt.Fprintf(stderr, "  %-28s c=%-4d %s\n", tg.name, c, res)
 				sums[i] = accumulate(sums[i], tg.name, c, res, peak)
@@ -277,7 +281,7 @@ func (e *env) bench(ctx context.Context, args []string) error {
 	}
 	bench.SetRatios(rows, "go-sdk bare (floor)")
 	bench.SetLimitRatios(rows, "net/http raw (limit)")
-	bench.FormatTable(e.stdout, rows)
+	bench.FormatTable(e.Stdout, rows)
 	return nil
 }
 
@@ -296,7 +300,7 @@ func baselineDir(flagName, value, def, marker string) (string, error) {
 		return def, nil
 	}
 	if _, err := os.Stat(filepath.Join(value, marker)); err != nil {
-		return "", usageErrorf("bench: %s %s: no %s there", flagName, value, marker)
+		return "", cli.UsageErrorf("compare: %s %s: no %s there", flagName, value, marker)
 	}
 	return value, nil
 }
@@ -388,7 +392,7 @@ func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error)
 		return "", "", err
 	}
 	defer db.Close()
-	ids, err := createDemo(ctx, db)
+	ids, err := servecmd.CreateDemo(ctx, db)
 	if err != nil {
 		return "", "", err
 	}
@@ -406,8 +410,12 @@ func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error)
 			cells = append(cells, map[string]any{"x": x, "y": y, "t": terrain[(x*7+y*3)%len(terrain)], "e": (x + y) % 5})
 		}
 	}
+	grid, err := json.Marshal(map[string]any{"grid": map[string]any{"type": "hex", "cols": side, "rows": side, "cells": cells}})
+	if err != nil {
+		return "", "", err
+	}
 	w := &wf.World{OwnerID: ids.Owner, Name: "Bench World", Cols: side, Rows: side,
-		JSON: mustJSON(map[string]any{"grid": map[string]any{"type": "hex", "cols": side, "rows": side, "cells": cells}})}
+		JSON: grid}
 	if err := db.CreateWorld(ctx, w); err != nil {
 		return "", "", err
 	}
@@ -415,27 +423,30 @@ func benchSeed(ctx context.Context, dsn string) (key, worldID string, err error)
 	return key, w.ID, err
 }
 
-// benchBaseline serves the bare go-sdk floor (a hidden command that bench
+// baseline serves the bare go-sdk floor (a hidden command that compare
 // starts as a child process).
-func (e *env) benchBaseline(ctx context.Context, args []string) error {
-	return e.benchServer(ctx, "bench-baseline", bench.NewBaselineHandler(), args)
+func (e *env) baseline(ctx context.Context, args []string) error {
+	return e.benchServer(ctx, "baseline", bench.NewBaselineHandler(), args)
 }
 
-// benchRaw serves the plain net/http JSON-RPC limit (a hidden command that
-// bench starts as a child process).
-func (e *env) benchRaw(ctx context.Context, args []string) error {
-	return e.benchServer(ctx, "bench-raw", bench.NewRawHandler(), args)
+// raw serves the plain net/http JSON-RPC limit (a hidden command that
+// compare starts as a child process).
+func (e *env) raw(ctx context.Context, args []string) error {
+	return e.benchServer(ctx, "raw", bench.NewRawHandler(), args)
 }
 
 func (e *env) benchServer(ctx context.Context, name string, h http.Handler, args []string) error {
-	fs := newFlags(name)
+	fs := cli.NewFlags(name)
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	if err := e.parse(fs, args); err != nil {
+	if err := e.Parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
 		return err
 	}
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := cli.StartCPUProfile(*cpuProfile)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -446,7 +457,7 @@ func (e *env) benchServer(ctx context.Context, name string, h http.Handler, args
 		return err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "worldforge: listening on http://%s/mcp\n", ln.Addr())
+	fmt.Fprintf(e.Stderr, "worldforge: listening on http://%s/mcp\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
 		srv.Close()
