@@ -5,7 +5,7 @@ package httpapi
 func (s *Server) RouteScopes() map[string][]string {
 	out := map[string][]string{}
 	for _, rt := range s.routes() {
-		out[rt.pattern] = rt.scopes
+		out[rt.pattern] = rt.access.Scopes
 	}
 	return out
 }

@@ -22,9 +22,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/app"
 	"github.com/worldforge-go/worldforge/internal/metrics"
 	"github.com/worldforge-go/worldforge/internal/obs"
-	"github.com/worldforge-go/worldforge/review"
 )
 
 // DefaultMaxBodyBytes limits request bodies.
@@ -80,7 +80,7 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	mcp     http.Handler
-	review  *review.Service
+	app     *app.Service
 	fast    *fastResponder
 	fastN   atomic.Uint64
 	closing chan struct{}
@@ -105,7 +105,7 @@ func New(opts Options) *Server {
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), review: review.New(opts.Store)}
+	s := &Server{opts: opts, log: opts.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), app: app.New(opts.Store)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -151,7 +151,7 @@ func New(opts Options) *Server {
 
 	s.mux.Handle("/mcp", s.guarded(http.HandlerFunc(s.serveMCP)))
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.pattern, s.guarded(gate(rt.scopes, rt.handler)))
+		s.mux.Handle(rt.pattern, s.guarded(gate(rt.access, rt.handler)))
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, worldforge.ErrNotFound)

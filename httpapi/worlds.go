@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/app"
 	"github.com/worldforge-go/worldforge/internal/argjson"
 )
 
@@ -24,10 +25,10 @@ import (
 // most worldforge.MaxQueryLength (POIQuery.Check: the same bad_request as
 // search_pois).
 //
-// Who may call: the world's owner and its GMs see every POI; players and
-// observers see the POIs visible to the party; anyone else is 404
-// not_found, as for a missing world (worldforge.POISightOf, the rule the
-// player tools share). A player sets their own presence; the
+// Who may call is the app layer's rule (app.Service.PlacePresence and
+// SearchWorldPOIs): the world's owner and its GMs see every POI; players
+// and observers see the POIs visible to the party; anyone else is 404
+// not_found, as for a missing world. A player sets their own presence; the
 // owner or a GM may place any owner, GM or player of the world by naming
 // userId.
 
@@ -36,22 +37,6 @@ type presenceRequest struct {
 	X      *int   `json:"x"`
 	Y      *int   `json:"y"`
 	UserID string `json:"userId,omitempty"`
-}
-
-// caller returns the request's actor and its effective owner id (the
-// gate has checked the scopes), or writes the error.
-func caller(w http.ResponseWriter, r *http.Request) (*worldforge.Actor, string, bool) {
-	a := worldforge.ActorFromContext(r.Context())
-	if a == nil {
-		writeError(w, worldforge.ErrUnauthorized)
-		return nil, "", false
-	}
-	owner, err := a.Owner()
-	if err != nil {
-		writeError(w, err)
-		return nil, "", false
-	}
-	return a, owner, true
 }
 
 // storeError reports a store failure: domain errors as they are, anything
@@ -90,121 +75,35 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, lenient
 	return nil
 }
 
-// worldCaller is caller for a /worlds/{id}/… route: it also returns the
-// world's id and the caller's role in it ("" for a stranger).
-func (s *Server) worldCaller(w http.ResponseWriter, r *http.Request) (a *worldforge.Actor, owner, worldID, role string, ok bool) {
-	if a, owner, ok = caller(w, r); !ok {
-		return nil, "", "", "", false
-	}
-	worldID = r.PathValue("id")
-	role, err := s.opts.Store.WorldRole(r.Context(), worldID, owner)
-	if err != nil {
-		s.storeError(w, r.Method+" "+r.URL.Path+": role", err)
-		return nil, "", "", "", false
-	}
-	return a, owner, worldID, role, true
-}
-
 func (s *Server) putPresence(w http.ResponseWriter, r *http.Request) {
-	a, owner, worldID, role, ok := s.worldCaller(w, r)
-	if !ok {
-		return
-	}
-	ctx := r.Context()
-	if role != worldforge.RoleOwner && role != worldforge.RoleGM && role != worldforge.RolePlayer {
-		writeError(w, worldforge.ErrNotFound)
-		return
-	}
-	var req presenceRequest
-	if err := s.readJSON(w, r, &req, false); err != nil {
-		writeError(w, err)
-		return
-	}
-	if req.X == nil || req.Y == nil {
-		writeError(w, worldforge.BadRequest("x and y are required"))
-		return
-	}
-	who := owner
-	if req.UserID != "" && req.UserID != owner {
-		if role == worldforge.RolePlayer {
-			writeError(w, worldforge.BadRequest("a player places only themselves"))
-			return
+	p, err := s.app.PlacePresence(r.Context(), request(r), r.PathValue("id"), func(in *app.PresenceArgs) error {
+		var req presenceRequest
+		if err := s.readJSON(w, r, &req, false); err != nil {
+			return err
 		}
-		target, err := s.opts.Store.WorldRole(ctx, worldID, req.UserID)
-		if err != nil {
-			s.storeError(w, "presence: role", err)
-			return
-		}
-		if target != worldforge.RoleOwner && target != worldforge.RoleGM && target != worldforge.RolePlayer {
-			writeError(w, worldforge.BadRequest("userId is not a player of this world"))
-			return
-		}
-		who = req.UserID
-	}
-	// The store refuses a cell outside the grid (bad_request), atomically
-	// with a resize of the world.
-	p := &worldforge.Presence{WorldID: worldID, UserID: who, X: *req.X, Y: *req.Y}
-	if err := s.opts.Store.SetPresence(ctx, p); err != nil {
-		s.storeError(w, "presence: set", err)
-		return
-	}
-	if err := s.opts.Store.AppendAudit(ctx, &worldforge.AuditEntry{ActorID: owner, KeyID: a.KeyID,
-		Route: "PUT /worlds/{id}/presence", TargetType: "presence", TargetID: who, WorldID: worldID, Outcome: "ok"}); err != nil {
-		s.storeError(w, "presence: audit", err)
+		in.X, in.Y, in.UserID = req.X, req.Y, req.UserID
+		return nil
+	})
+	if err != nil {
+		s.storeError(w, "presence", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, p)
 }
 
 func (s *Server) searchPOIs(w http.ResponseWriter, r *http.Request) {
-	a, owner, worldID, role, ok := s.worldCaller(w, r)
-	if !ok {
-		return
-	}
-	ctx := r.Context()
-	var (
-		q   worldforge.POIQuery
-		err error
-	)
-	switch worldforge.POISightOf(role) {
-	case worldforge.SeesAllPOIs:
-	case worldforge.SeesPartyPOIs:
-		q.PartyOnly = true
-	default:
-		writeError(w, worldforge.ErrNotFound)
-		return
-	}
-	partyOnly := q.PartyOnly
-	if r.Method == http.MethodPost {
-		// Like the search_pois tool: unknown keys pass and are ignored.
-		err = s.readJSON(w, r, &q, true)
-	} else {
-		err = poiQueryFromURL(r.URL.Query(), &q)
-	}
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	q.PartyOnly = partyOnly // never from the client
-	if q.Limit < 0 || q.Limit > worldforge.MaxPOILimit {
-		writeError(w, worldforge.BadRequest("limit must be between 1 and %d", worldforge.MaxPOILimit))
-		return
-	}
-	if err := q.Check(); err != nil {
-		writeError(w, err)
-		return
-	}
-	pois, err := s.opts.Store.SearchPOIs(ctx, worldID, q)
+	list, err := s.app.SearchWorldPOIs(r.Context(), request(r), r.PathValue("id"), func(q *worldforge.POIQuery) error {
+		if r.Method == http.MethodPost {
+			// Like the search_pois tool: unknown keys pass and are ignored.
+			return s.readJSON(w, r, q, true)
+		}
+		return poiQueryFromURL(r.URL.Query(), q)
+	})
 	if err != nil {
 		s.storeError(w, "poi search", err)
 		return
 	}
-	if err := s.opts.Store.AppendAudit(ctx, &worldforge.AuditEntry{ActorID: owner, KeyID: a.KeyID,
-		Route: r.Method + " /worlds/{id}/pois/search", TargetType: "world", TargetID: worldID, WorldID: worldID, Outcome: "ok"}); err != nil {
-		s.storeError(w, "poi search: audit", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, worldforge.POIList{POIs: pois})
+	writeJSON(w, http.StatusOK, list)
 }
 
 // poiQueryFromURL reads a POI query from query parameters: name, category,

@@ -9,9 +9,14 @@
 //  1. scope check (missing_scopes:<every missing scope>),
 //  2. owner resolution (missing_scopes:unresolved_owner),
 //  3. argument validation against the tool's input schema (bad_request),
-//  4. the tool's work, with owner / GM / member rules answering not_found
-//     to everyone else exactly as for a missing id,
-//  5. one audit row, committed before the result is returned.
+//  4. the operation in package app, which owns the rules: owner / GM /
+//     member checks answering not_found to everyone else exactly as for a
+//     missing id, visibility, the store call and one audit row, committed
+//     before the result is returned.
+//
+// Steps 1 and 2 are the app layer's (app.Admit), run before the arguments
+// are read so that a caller without access learns nothing of them; the
+// access rows come from the app layer's table (app.ToolAccess).
 //
 // A failure at any step is a tool result with isError true whose one text
 // block is the error code text; nothing is audited for it. A success is one
@@ -40,10 +45,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/app"
 	"github.com/worldforge-go/worldforge/internal/argjson"
 	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"github.com/worldforge-go/worldforge/internal/obs"
-	"github.com/worldforge-go/worldforge/review"
 )
 
 // SDKLogger returns a logger for the go-sdk that passes only warnings and
@@ -105,7 +110,7 @@ const DefaultMaxBufferedAnswerBytes = 16 << 20
 // Server holds the shared MCP server and the store its tools use.
 type Server struct {
 	store  worldforge.Store
-	review *review.Service
+	app    *app.Service
 	log    *slog.Logger
 	mcp    *mcp.Server
 	impl   *mcp.Implementation
@@ -117,7 +122,7 @@ type Server struct {
 
 // New builds the MCP server with every tool registered.
 func New(store worldforge.Store, opts *Options) (*Server, error) {
-	s := &Server{store: store, review: review.New(store), log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{},
+	s := &Server{store: store, app: app.New(store), log: slog.New(slog.DiscardHandler), byName: map[string]*toolDef{},
 		maxBuffered: DefaultMaxBufferedAnswerBytes}
 	if opts != nil && opts.Logger != nil {
 		s.log = opts.Logger
@@ -148,9 +153,8 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 	if opts != nil && opts.benchNoopPayload != "" {
 		payload := json.RawMessage(opts.benchNoopPayload)
 		regs = append(slices.Clone(regs), declare(benchtool.NoopTool, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
-			allOf(WhoAnyone), &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
-			func(_ *Server, _ context.Context, c *call, _ *worldforge.IDArgs) (any, error) {
-				c.audited = true
+			app.Access{Tool: benchtool.NoopTool, Who: app.WhoAnyone, ReadOnly: true}, &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
+			func(_ *Server, _ context.Context, _ *call, _ *worldforge.IDArgs) (any, error) {
 				return payload, nil
 			}))
 	}
@@ -169,73 +173,23 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 // MCP returns the shared go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// access is a tool's row in the access table: the scopes a credential
-// needs and who, holding them, may call.
-type access struct {
-	scopes   []string // all required
-	anyScope bool     // true: any one of scopes suffices
-	who      Who
-}
+// Who says who may call a tool beyond holding its scopes: the app
+// layer's app.Who.
+type Who = app.Who
 
-func allOf(who Who, s ...string) access { return access{scopes: s, who: who} }
-func anyOf(who Who, s ...string) access { return access{scopes: s, anyScope: true, who: who} }
-
-// Who says who may call a tool beyond holding its scopes. Everyone else
-// gets not_found, as for an id that does not exist, so a caller cannot
-// learn whether someone else's row exists.
-type Who int
-
-// The callers a tool admits.
+// The callers a tool admits (see app.Who).
 const (
-	// WhoAnyone: any caller; the tool reads or creates only the caller's
-	// own rows (a world named as a filter or parent must be one the caller
-	// owns or runs as GM).
-	WhoAnyone Who = iota + 1
-	// WhoGMWorlds: any caller; the search covers only the worlds the
-	// caller owns or runs as GM, and a world named must be one of them.
-	WhoGMWorlds
-	// WhoOwner: the owner of the row named (of the world, for world and
-	// POI tools; of the quest or encounter, for commits).
-	WhoOwner
-	// WhoOwnerOrGM: the owner of the world the row belongs to, or one of
-	// its GMs.
-	WhoOwnerOrGM
-	// WhoMember: the owner of the world or any of its members (GM, player,
-	// observer).
-	WhoMember
-	// WhoRowOwnerOrGM: anyone for a new row; for a change, the row's owner
-	// or the owner or a GM of its world.
-	WhoRowOwnerOrGM
+	WhoAnyone       = app.WhoAnyone
+	WhoGMWorlds     = app.WhoGMWorlds
+	WhoOwner        = app.WhoOwner
+	WhoOwnerOrGM    = app.WhoOwnerOrGM
+	WhoMember       = app.WhoMember
+	WhoRowOwnerOrGM = app.WhoRowOwnerOrGM
 )
 
-// String is the sentence the tool descriptions use.
-func (w Who) String() string {
-	switch w {
-	case WhoAnyone:
-		return "anyone, for their own rows (a world named must be one they own or run as GM)"
-	case WhoGMWorlds:
-		return "anyone, over the worlds they own or run as GM"
-	case WhoOwner:
-		return "the owner of the row named"
-	case WhoOwnerOrGM:
-		return "the world's owner or a GM"
-	case WhoMember:
-		return "the world's owner or a member (GM, player or observer)"
-	case WhoRowOwnerOrGM:
-		return "anyone for a new one; for a change, its owner or the world's owner or a GM"
-	}
-	return "nobody"
-}
-
-// ToolAccess is one row of the access table, as the tool descriptions
-// state it and the pipeline and tool bodies enforce it.
-type ToolAccess struct {
-	Tool     string
-	Scopes   []string // required: all of them, or any one if AnyScope
-	AnyScope bool
-	Who      Who
-	ReadOnly bool // reads only (one audit row is still written)
-}
+// ToolAccess is one tool's row of the app layer's access table, as the
+// tool descriptions state it and the app layer enforces it.
+type ToolAccess = app.Access
 
 // AccessTable lists every registered tool's access row in registration
 // order (the benchmark-only bench_noop is not listed).
@@ -245,13 +199,9 @@ func (s *Server) AccessTable() []ToolAccess {
 		if t.name == benchtool.NoopTool {
 			continue
 		}
-		out = append(out, ToolAccess{
-			Tool:     t.name,
-			Scopes:   slices.Clone(t.access.scopes),
-			AnyScope: t.access.anyScope,
-			Who:      t.access.who,
-			ReadOnly: t.tool.Annotations != nil && t.tool.Annotations.ReadOnlyHint,
-		})
+		row := t.access
+		row.Scopes, row.Routes = slices.Clone(row.Scopes), slices.Clone(row.Routes)
+		out = append(out, row)
 	}
 	return out
 }
@@ -259,7 +209,7 @@ func (s *Server) AccessTable() []ToolAccess {
 // toolDef is one registered tool.
 type toolDef struct {
 	name   string
-	access access
+	access app.Access
 	tool   *mcp.Tool
 	check  argChecker
 	run    func(ctx context.Context, c *call, args json.RawMessage) (any, error)
@@ -267,21 +217,11 @@ type toolDef struct {
 
 // call is the state of one tool call shared with the tool's body.
 type call struct {
-	tool  string
-	actor *worldforge.Actor
-	owner string
-	audit worldforge.AuditEntry
-	// audited is set by a body that wrote its audit row in its own
-	// transaction (the commits), so the pipeline writes none.
-	audited bool
+	// req is the caller and the tool, as the app layer takes them.
+	req app.Request
 	// buffered: the result will be built whole in memory (the go-sdk
 	// path), not streamed, so read_world holds it to maxBuffered.
 	buffered bool
-}
-
-// target records what the call touched, for its audit row.
-func (c *call) target(typ, id, worldID string) {
-	c.audit.TargetType, c.audit.TargetID, c.audit.WorldID = typ, id, worldID
 }
 
 // registration builds one tool for a server.
@@ -289,17 +229,32 @@ type registration func(*Server) (*toolDef, error)
 
 // tool declares a read-only tool whose arguments decode into In. schemaFn
 // may adjust the schema derived from In (ranges, enums, defaults).
-func tool[In any](name, description string, acc access, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
-	return declare(name, description, acc, &mcp.ToolAnnotations{ReadOnlyHint: true}, schemaFn, body)
+func tool[In any](name, description string, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
+	return tableTool(name, description, &mcp.ToolAnnotations{ReadOnlyHint: true}, schemaFn, body)
 }
 
 // writeTool declares a tool that changes the world at once; destructive
 // says whether it may delete or overwrite what was there.
-func writeTool[In any](name, description string, acc access, destructive bool, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
-	return declare(name, description, acc, &mcp.ToolAnnotations{DestructiveHint: &destructive}, schemaFn, body)
+func writeTool[In any](name, description string, destructive bool, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
+	return tableTool(name, description, &mcp.ToolAnnotations{DestructiveHint: &destructive}, schemaFn, body)
 }
 
-func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotations, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
+// tableTool declares a tool with its row of the app layer's access table;
+// a tool without one, or read-only against its row (or not), fails New.
+func tableTool[In any](name, description string, ann *mcp.ToolAnnotations, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
+	acc, ok := app.ToolAccess(name)
+	if !ok {
+		return func(*Server) (*toolDef, error) { return nil, fmt.Errorf("tool %s: no row in the access table", name) }
+	}
+	if acc.ReadOnly != ann.ReadOnlyHint {
+		return func(*Server) (*toolDef, error) {
+			return nil, fmt.Errorf("tool %s: declared read-only %v, its access row %v", name, ann.ReadOnlyHint, acc.ReadOnly)
+		}
+	}
+	return declare(name, description, acc, ann, schemaFn, body)
+}
+
+func declare[In any](name, description string, acc app.Access, ann *mcp.ToolAnnotations, schemaFn func(*jsonschema.Schema), body func(s *Server, ctx context.Context, c *call, in *In) (any, error)) registration {
 	return func(s *Server) (*toolDef, error) {
 		schema, err := jsonschema.For[In](nil)
 		if err != nil {
@@ -342,15 +297,15 @@ func declare[In any](name, description string, acc access, ann *mcp.ToolAnnotati
 
 // scopeNote is the sentence on scopes and callers every description ends
 // with, made from the access table so that the two cannot disagree.
-func scopeNote(a access) string {
-	if len(a.scopes) == 0 {
+func scopeNote(a app.Access) string {
+	if len(a.Scopes) == 0 {
 		return ""
 	}
 	sep := " and "
-	if a.anyScope {
+	if a.AnyScope {
 		sep = " or "
 	}
-	return " Scope: " + strings.Join(a.scopes, sep) + ". Caller: " + a.who.String() + "."
+	return " Scope: " + strings.Join(a.Scopes, sep) + ". Caller: " + a.Who.String() + "."
 }
 
 // argChecker is a tool's input schema, resolved for the validator, and
@@ -515,7 +470,7 @@ type deferredResult interface {
 // set (the go-sdk path), a result built whole is held to maxBuffered.
 func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Actor, args json.RawMessage, streams, capped bool) (text string, stream func(io.Writer) error, isError bool) {
 	start := time.Now()
-	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor, buffered: capped}, args)
+	res, err := s.invoke(ctx, def, &call{req: request(actor, def), buffered: capped}, args)
 	if err == nil {
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
@@ -619,38 +574,20 @@ func (s *Server) CallToolStream(ctx context.Context, actor *worldforge.Actor, na
 // them (serverInfo).
 func (s *Server) Implementation() *mcp.Implementation { return s.impl }
 
-// invoke runs the steps every tool shares (see the package doc).
+// request is a tool call as the app layer takes it.
+func request(actor *worldforge.Actor, def *toolDef) app.Request {
+	return app.Request{Actor: actor, Via: app.Via{Tool: def.name}}
+}
+
+// invoke runs the steps every tool shares (see the package doc): the app
+// layer admits the caller (scopes, owner) before the arguments are read,
+// then the body decodes them and calls the app operation, which checks
+// the rest and writes the audit row.
 func (s *Server) invoke(ctx context.Context, def *toolDef, c *call, raw json.RawMessage) (any, error) {
-	if c.actor == nil {
-		return nil, worldforge.MissingScopes(worldforge.UnresolvedOwner)
-	}
-	var err error
-	if def.access.anyScope {
-		err = c.actor.RequireAnyScope(def.access.scopes...)
-	} else {
-		err = c.actor.RequireScopes(def.access.scopes...)
-	}
-	if err != nil {
+	if _, err := app.Admit(c.req, def.access); err != nil {
 		return nil, err
 	}
-	if c.owner, err = c.actor.Owner(); err != nil {
-		return nil, err
-	}
-	res, err := def.run(ctx, c, raw)
-	if err != nil {
-		return nil, err
-	}
-	if c.audited {
-		return res, nil
-	}
-	c.audit.ActorID = c.owner
-	c.audit.KeyID = c.actor.KeyID
-	c.audit.Tool = def.name
-	c.audit.Outcome = "ok"
-	if err := s.store.AppendAudit(ctx, &c.audit); err != nil {
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	return res, nil
+	return def.run(ctx, c, raw)
 }
 
 func actorOf(ctx context.Context, req *mcp.CallToolRequest) *worldforge.Actor {
@@ -685,7 +622,7 @@ func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name str
 	if !ok {
 		return nil, worldforge.Errorf(worldforge.ENotFound, "unknown tool %q", name)
 	}
-	res, err := s.invoke(ctx, def, &call{tool: def.name, actor: actor}, args)
+	res, err := s.invoke(ctx, def, &call{req: request(actor, def)}, args)
 	if d, ok := res.(deferredResult); ok && err == nil {
 		write, size, err := d.open(ctx)
 		if err != nil {

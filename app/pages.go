@@ -1,4 +1,4 @@
-package mcpserver
+package app
 
 import (
 	"bytes"
@@ -268,136 +268,157 @@ func loreNameKey(e *wf.LoreEntity) *wf.PageKey { return &wf.PageKey{Name: e.Name
 
 // Campaigns, quests and encounters: the caller's own, newest first.
 
-func (s *Server) listCampaigns(ctx context.Context, c *call, in *wf.ListCampaignsArgs) (any, error) {
-	l := newPagedList(wf.ToolListCampaigns)
-	parts, err := l.decode(in.Cursor, keyTime)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := onePage(l, keyTime, func() (*wf.Page[wf.DocSummary], error) {
-		return s.store.ListCampaignsPage(ctx, c.owner, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
-	}, docKey)
-	if err != nil {
-		return nil, err
-	}
-	c.target("campaign", "", "")
-	return wf.CampaignList{Campaigns: list, NextCursor: next}, nil
+// ListCampaigns lists one page of the caller's campaigns (list_campaigns).
+func (s *Service) ListCampaigns(ctx context.Context, r Request, in *wf.ListCampaignsArgs) (wf.CampaignList, error) {
+	return run(ctx, s, r, wf.ToolListCampaigns, func(c *call) (wf.CampaignList, error) {
+		l := newPagedList(wf.ToolListCampaigns)
+		parts, err := l.decode(in.Cursor, keyTime)
+		if err != nil {
+			return wf.CampaignList{}, err
+		}
+		list, next, err := onePage(l, keyTime, func() (*wf.Page[wf.DocSummary], error) {
+			return s.store.ListCampaignsPage(ctx, c.owner, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
+		}, docKey)
+		if err != nil {
+			return wf.CampaignList{}, err
+		}
+		c.target("campaign", "", "")
+		return wf.CampaignList{Campaigns: list, NextCursor: next}, nil
+	})
 }
 
-func (s *Server) listQuests(ctx context.Context, c *call, in *wf.CampaignFilterArgs) (any, error) {
-	l := newPagedList(wf.ToolListQuests, in.CampaignID)
-	parts, err := l.decode(in.Cursor, keyTime)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := onePage(l, keyTime, func() (*wf.Page[wf.DocSummary], error) {
-		return s.store.ListQuestsPage(ctx, c.owner, in.CampaignID, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
-	}, docKey)
-	if err != nil {
-		return nil, err
-	}
-	c.target("quest", "", "")
-	return wf.QuestList{Quests: list, NextCursor: next}, nil
+// ListQuests lists one page of the caller's quests, optionally of one
+// campaign (list_quests).
+func (s *Service) ListQuests(ctx context.Context, r Request, in *wf.CampaignFilterArgs) (wf.QuestList, error) {
+	return run(ctx, s, r, wf.ToolListQuests, func(c *call) (wf.QuestList, error) {
+		l := newPagedList(wf.ToolListQuests, in.CampaignID)
+		parts, err := l.decode(in.Cursor, keyTime)
+		if err != nil {
+			return wf.QuestList{}, err
+		}
+		list, next, err := onePage(l, keyTime, func() (*wf.Page[wf.DocSummary], error) {
+			return s.store.ListQuestsPage(ctx, c.owner, in.CampaignID, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
+		}, docKey)
+		if err != nil {
+			return wf.QuestList{}, err
+		}
+		c.target("quest", "", "")
+		return wf.QuestList{Quests: list, NextCursor: next}, nil
+	})
 }
 
-func (s *Server) listEncounters(ctx context.Context, c *call, in *wf.CampaignFilterArgs) (any, error) {
-	l := newPagedList(wf.ToolListEncounters, in.CampaignID)
-	parts, err := l.decode(in.Cursor, keyTime)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := onePage(l, keyTime, func() (*wf.Page[wf.DocSummary], error) {
-		return s.store.ListEncountersPage(ctx, c.owner, in.CampaignID, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
-	}, docKey)
-	if err != nil {
-		return nil, err
-	}
-	c.target("encounter", "", "")
-	return wf.EncounterList{Encounters: list, NextCursor: next}, nil
+// ListEncounters lists one page of the caller's encounters, optionally of
+// one campaign (list_encounters).
+func (s *Service) ListEncounters(ctx context.Context, r Request, in *wf.CampaignFilterArgs) (wf.EncounterList, error) {
+	return run(ctx, s, r, wf.ToolListEncounters, func(c *call) (wf.EncounterList, error) {
+		l := newPagedList(wf.ToolListEncounters, in.CampaignID)
+		parts, err := l.decode(in.Cursor, keyTime)
+		if err != nil {
+			return wf.EncounterList{}, err
+		}
+		list, next, err := onePage(l, keyTime, func() (*wf.Page[wf.DocSummary], error) {
+			return s.store.ListEncountersPage(ctx, c.owner, in.CampaignID, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
+		}, docKey)
+		if err != nil {
+			return wf.EncounterList{}, err
+		}
+		c.target("encounter", "", "")
+		return wf.EncounterList{Encounters: list, NextCursor: next}, nil
+	})
 }
 
 // Wiki pages, factions and atlas places: owner or GM of the world.
 
-func (s *Server) listWikiPages(ctx context.Context, c *call, in *wf.ListWikiPagesArgs) (any, error) {
-	l := newPagedList(wf.ToolListWikiPages, in.WorldID, in.Kind)
-	parts, err := l.decode(in.Cursor, keyName)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
-		return nil, err
-	}
-	pages, next, err := onePage(l, keyName, func() (*wf.Page[wf.WikiPageSummary], error) {
-		return s.store.ListWikiPagesPage(ctx, in.WorldID, in.Kind, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
-	}, wikiKey)
-	if err != nil {
-		return nil, err
-	}
-	c.target("world", in.WorldID, in.WorldID)
-	return wf.WikiPageList{Pages: pages, NextCursor: next}, nil
+// ListWikiPages lists one page of a world's live wiki pages for its owner
+// or a GM (list_wiki_pages).
+func (s *Service) ListWikiPages(ctx context.Context, r Request, in *wf.ListWikiPagesArgs) (wf.WikiPageList, error) {
+	return run(ctx, s, r, wf.ToolListWikiPages, func(c *call) (wf.WikiPageList, error) {
+		l := newPagedList(wf.ToolListWikiPages, in.WorldID, in.Kind)
+		parts, err := l.decode(in.Cursor, keyName)
+		if err != nil {
+			return wf.WikiPageList{}, err
+		}
+		if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+			return wf.WikiPageList{}, err
+		}
+		pages, next, err := onePage(l, keyName, func() (*wf.Page[wf.WikiPageSummary], error) {
+			return s.store.ListWikiPagesPage(ctx, in.WorldID, in.Kind, wf.PageQuery{After: parts[0].key, Limit: cmp.Or(in.Limit, wf.DefaultPageLimit)})
+		}, wikiKey)
+		if err != nil {
+			return wf.WikiPageList{}, err
+		}
+		c.target("world", in.WorldID, in.WorldID)
+		return wf.WikiPageList{Pages: pages, NextCursor: next}, nil
+	})
 }
 
-func (s *Server) listAtlasPlaces(ctx context.Context, c *call, in *wf.ListAtlasPlacesArgs) (any, error) {
-	l := newPagedList(wf.ToolListAtlasPlaces, in.WorldID, strconv.Itoa(in.Level))
-	parts, err := l.decode(in.Cursor, keyLevelName)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
-		return nil, err
-	}
-	nodes, next, err := onePage(l, keyLevelName, func() (*wf.Page[wf.AtlasNode], error) {
-		return s.store.ListAtlasNodesPage(ctx, in.WorldID, in.Level, wf.PageQuery{After: parts[0].key,
-			Limit: cmp.Or(in.Limit, wf.DefaultPageLimit), MaxBytes: wf.MaxPageBytes})
-	}, atlasKey)
-	if err != nil {
-		return nil, err
-	}
-	c.target("world", in.WorldID, in.WorldID)
-	return wf.AtlasPlaceList{Places: nodes, NextCursor: next}, nil
+// ListAtlasPlaces lists one page of a world's atlas places for its owner
+// or a GM (list_atlas_places).
+func (s *Service) ListAtlasPlaces(ctx context.Context, r Request, in *wf.ListAtlasPlacesArgs) (wf.AtlasPlaceList, error) {
+	return run(ctx, s, r, wf.ToolListAtlasPlaces, func(c *call) (wf.AtlasPlaceList, error) {
+		l := newPagedList(wf.ToolListAtlasPlaces, in.WorldID, strconv.Itoa(in.Level))
+		parts, err := l.decode(in.Cursor, keyLevelName)
+		if err != nil {
+			return wf.AtlasPlaceList{}, err
+		}
+		if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+			return wf.AtlasPlaceList{}, err
+		}
+		nodes, next, err := onePage(l, keyLevelName, func() (*wf.Page[wf.AtlasNode], error) {
+			return s.store.ListAtlasNodesPage(ctx, in.WorldID, in.Level, wf.PageQuery{After: parts[0].key,
+				Limit: cmp.Or(in.Limit, wf.DefaultPageLimit), MaxBytes: wf.MaxPageBytes})
+		}, atlasKey)
+		if err != nil {
+			return wf.AtlasPlaceList{}, err
+		}
+		c.target("world", in.WorldID, in.WorldID)
+		return wf.AtlasPlaceList{Places: nodes, NextCursor: next}, nil
+	})
 }
 
 // listFactions pages its two parts side by side: each answer holds up to
 // limit faction pages (by title) and up to limit lore factions (by name);
 // next_cursor continues both, and a part listed whole answers empty.
-func (s *Server) listFactions(ctx context.Context, c *call, in *wf.ListFactionsArgs) (any, error) {
-	l := newPagedList(wf.ToolListFactions, in.WorldID)
-	shapes := []keyShape{keyName, keyName}
-	parts, err := l.decode(in.Cursor, shapes...)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
-		return nil, err
-	}
-	limit := cmp.Or(in.Limit, wf.DefaultPageLimit)
-	out := wf.FactionList{WorldID: in.WorldID, Pages: []wf.WikiPageSummary{}, Lore: []wf.RawEntity{}}
-	next := []pagePart{{done: true}, {done: true}}
-	if !parts[0].done {
-		page, err := s.store.ListWikiPagesPage(ctx, in.WorldID, wf.WikiKindFaction, wf.PageQuery{After: parts[0].key, Limit: limit})
+func (s *Service) ListFactions(ctx context.Context, r Request, in *wf.ListFactionsArgs) (wf.FactionList, error) {
+	return run(ctx, s, r, wf.ToolListFactions, func(c *call) (wf.FactionList, error) {
+		l := newPagedList(wf.ToolListFactions, in.WorldID)
+		shapes := []keyShape{keyName, keyName}
+		parts, err := l.decode(in.Cursor, shapes...)
 		if err != nil {
-			return nil, storeErr(err)
+			return wf.FactionList{}, err
 		}
-		out.Pages = page.Items
-		if page.More && len(page.Items) > 0 {
-			next[0] = pagePart{key: wikiKey(&page.Items[len(page.Items)-1])}
+		if err := s.ownerOrGM(ctx, c, in.WorldID); err != nil {
+			return wf.FactionList{}, err
 		}
-	}
-	if !parts[1].done {
-		page, err := s.store.ListLoreByNamePage(ctx, in.WorldID, "factions", wf.PageQuery{After: parts[1].key, Limit: limit, MaxBytes: wf.MaxPageBytes})
-		if err != nil {
-			return nil, storeErr(err)
+		limit := cmp.Or(in.Limit, wf.DefaultPageLimit)
+		out := wf.FactionList{WorldID: in.WorldID, Pages: []wf.WikiPageSummary{}, Lore: []wf.RawEntity{}}
+		next := []pagePart{{done: true}, {done: true}}
+		if !parts[0].done {
+			page, err := s.store.ListWikiPagesPage(ctx, in.WorldID, wf.WikiKindFaction, wf.PageQuery{After: parts[0].key, Limit: limit})
+			if err != nil {
+				return wf.FactionList{}, storeErr(err)
+			}
+			out.Pages = page.Items
+			if page.More && len(page.Items) > 0 {
+				next[0] = pagePart{key: wikiKey(&page.Items[len(page.Items)-1])}
+			}
 		}
-		out.Lore = rawEntities(page.Items)
-		if page.More && len(page.Items) > 0 {
-			next[1] = pagePart{key: loreNameKey(&page.Items[len(page.Items)-1])}
+		if !parts[1].done {
+			page, err := s.store.ListLoreByNamePage(ctx, in.WorldID, "factions", wf.PageQuery{After: parts[1].key, Limit: limit, MaxBytes: wf.MaxPageBytes})
+			if err != nil {
+				return wf.FactionList{}, storeErr(err)
+			}
+			out.Lore = rawEntities(page.Items)
+			if page.More && len(page.Items) > 0 {
+				next[1] = pagePart{key: loreNameKey(&page.Items[len(page.Items)-1])}
+			}
 		}
-	}
-	if !next[0].done || !next[1].done {
-		if out.NextCursor, err = l.encode(shapes, next); err != nil {
-			return nil, err
+		if !next[0].done || !next[1].done {
+			if out.NextCursor, err = l.encode(shapes, next); err != nil {
+				return wf.FactionList{}, err
+			}
 		}
-	}
-	c.target("world", in.WorldID, in.WorldID)
-	return out, nil
+		c.target("world", in.WorldID, in.WorldID)
+		return out, nil
+	})
 }

@@ -1,4 +1,4 @@
-package mcpserver
+package app
 
 import (
 	"encoding/base64"
