@@ -21,7 +21,7 @@ func accessTableMarkdown(rows []ToolAccess) string {
 }
 
 // TestREADMEAccessTable keeps the tool table of docs/endpoint.md equal to the access
-// table the server enforces. WORLDFORGE_UPDATE_README=1 rewrites it.
+// table the server enforces. WORLDFORGE_UPDATE_DOCS=1 (or the older WORLDFORGE_UPDATE_README=1) rewrites it.
 func TestREADMEAccessTable(t *testing.T) {
 	s, err := New(nil, nil)
 	if err != nil {
@@ -39,12 +39,12 @@ func TestREADMEAccessTable(t *testing.T) {
 	}
 	want := accessTableMarkdown(s.AccessTable())
 	if got := readme[i+len(begin) : j]; got != want {
-		if os.Getenv("WORLDFORGE_UPDATE_README") == "1" {
+		if os.Getenv("WORLDFORGE_UPDATE_README") == "1" || os.Getenv("WORLDFORGE_UPDATE_DOCS") == "1" {
 			if err := os.WriteFile("../docs/endpoint.md", []byte(readme[:i+len(begin)]+want+readme[j:]), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
-		t.Errorf("README access table is stale; run WORLDFORGE_UPDATE_README=1 go test ./mcpserver -run TestREADMEAccessTable. Want:\n%s", want)
+		t.Errorf("docs/endpoint.md access table is stale; run WORLDFORGE_UPDATE_DOCS=1 go test ./mcpserver -run TestREADMEAccessTable. Want:\n%s", want)
 	}
 }
