@@ -28,7 +28,6 @@
 package jsonscan
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 )
@@ -118,28 +117,28 @@ func (m Mode) String(b []byte, i int) (end int, escaped bool, err error) {
 	return stringStrict(b, i)
 }
 
-// stringLoose finds the quote that closes the string at b[i]: the first one
-// after an even number of backslashes.
+// stringLoose finds the quote that closes the string at b[i]: the first
+// one not escaped by a backslash (a backslash escapes whatever byte follows
+// it).
 func stringLoose(b []byte, i int) (end int, escaped bool, err error) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false, syntaxError(i, "want a string")
 	}
 	j := i + 1
 	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, false, syntaxError(len(b), "unterminated string")
+		for j < len(b) && b[j] != '"' && b[j] != '\\' {
+			j++
 		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
+		if j >= len(b) {
+			break
 		}
-		if n%2 == 0 {
-			return q + 1, bytes.IndexByte(b[i+1:q], '\\') >= 0, nil
+		if b[j] == '"' {
+			return j + 1, escaped, nil
 		}
-		j = q + 1
+		escaped = true
+		j += 2
 	}
+	return 0, false, syntaxError(len(b), "unterminated string")
 }
 
 // plainByte marks the bytes a string holds as they are: not a quote, a

@@ -44,13 +44,15 @@ func (m Member) KeyIs(key string) bool {
 // Next returns false at the object's end or at the first error; Err is nil
 // if the whole text was one object with only space around it.
 type Members struct {
-	b       []byte
-	i       int
-	mode    Mode
-	m       Member
-	err     error
-	started bool
-	done    bool
+	b          []byte
+	i          int // where the scan goes on
+	ks, vs, ve int // the member's key (from ks to vs's colon) and value
+	ke         int
+	escaped    bool
+	mode       Mode
+	started    bool
+	done       bool
+	err        error
 }
 
 // Members starts a scan of the members of the object b holds (space
@@ -98,7 +100,7 @@ func (it *Members) Next() bool {
 	if err != nil {
 		return it.fail(err)
 	}
-	it.m.RawKey, it.m.escaped = b[i:ke], esc
+	it.ks, it.ke, it.escaped = i, ke, esc
 	i = SkipSpace(b, ke)
 	if i >= len(b) || b[i] != ':' {
 		return it.fail(syntaxError(i, "want a colon"))
@@ -113,13 +115,12 @@ func (it *Members) Next() bool {
 	if err != nil {
 		return it.fail(err)
 	}
-	it.m.Value = b[i:ve]
-	it.i = ve
+	it.vs, it.ve, it.i = i, ve, ve
 	return true
 }
 
 func (it *Members) fail(err error) bool {
-	it.err, it.done, it.m = err, true, Member{}
+	it.err, it.done = err, true
 	return false
 }
 
@@ -128,12 +129,14 @@ func (it *Members) end(i int) bool {
 	if j := SkipSpace(it.b, i); j != len(it.b) {
 		return it.fail(syntaxError(j, "text after the object"))
 	}
-	it.done, it.m = true, Member{}
+	it.done = true
 	return false
 }
 
 // Member returns the member Next scanned.
-func (it *Members) Member() Member { return it.m }
+func (it *Members) Member() Member {
+	return Member{RawKey: it.b[it.ks:it.ke], Value: it.b[it.vs:it.ve], escaped: it.escaped}
+}
 
 // Err returns the error that ended the scan, or nil.
 func (it *Members) Err() error { return it.err }
