@@ -44,15 +44,15 @@ func (m Member) KeyIs(key string) bool {
 // Next returns false at the object's end or at the first error; Err is nil
 // if the whole text was one object with only space around it.
 type Members struct {
-	b          []byte
-	i          int // where the scan goes on
-	ks, vs, ve int // the member's key (from ks to vs's colon) and value
-	ke         int
-	escaped    bool
-	mode       Mode
-	started    bool
-	done       bool
-	err        error
+	b       []byte
+	i       int // where the scan goes on
+	ks, ke  int // the member's key, b[ks:ke]
+	vs, ve  int // the member's value, b[vs:ve]
+	escaped bool
+	mode    Mode
+	started bool
+	done    bool
+	err     error
 }
 
 // Members starts a scan of the members of the object b holds (space
