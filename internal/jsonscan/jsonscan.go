@@ -28,6 +28,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 )
@@ -118,25 +119,40 @@ func (m Mode) String(b []byte, i int) (end int, escaped bool, err error) {
 }
 
 // stringLoose finds the quote that closes the string at b[i]: the first
-// one not escaped by a backslash (a backslash escapes whatever byte follows
-// it).
+// one after an even number of backslashes (a backslash escapes whatever
+// byte follows it). Short strings are walked byte by byte; past that,
+// bytes.IndexByte finds the next quote.
 func stringLoose(b []byte, i int) (end int, escaped bool, err error) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false, syntaxError(i, "want a string")
 	}
 	j := i + 1
-	for {
-		for j < len(b) && b[j] != '"' && b[j] != '\\' {
+	for n := min(len(b), j+16); j < n; j++ {
+		switch b[j] {
+		case '"':
+			return j + 1, escaped, nil
+		case '\\':
+			escaped = true
 			j++
 		}
-		if j >= len(b) {
+	}
+	for j < len(b) {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
 			break
 		}
-		if b[j] == '"' {
-			return j + 1, escaped, nil
+		q := j + k
+		if bytes.IndexByte(b[j:q], '\\') >= 0 {
+			escaped = true
 		}
-		escaped = true
-		j += 2
+		n := 0
+		for p := q - 1; p >= j && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, escaped, nil
+		}
+		j = q + 1
 	}
 	return 0, false, syntaxError(len(b), "unterminated string")
 }
