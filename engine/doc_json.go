@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 
 	wf "github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/jsonscan"
 )
 
 // A world document is a JSON object. This file reads its "grid" and writes a
@@ -17,7 +17,7 @@ import (
 // Members other than "grid" are checked to be valid JSON. A document that
 // is valid JSON but not an object returns errNotObject.
 func splitDoc(doc []byte) ([]member, int, error) {
-	if i := skipWS(doc, 0); i == len(doc) || isNull(trimWS(doc)) {
+	if i := jsonscan.SkipSpace(doc, 0); i == len(doc) || isNull(jsonscan.TrimSpace(doc)) {
 		return nil, -1, nil
 	}
 	ms, err := scanObject(doc)
@@ -34,15 +34,6 @@ func splitDoc(doc []byte) ([]member, int, error) {
 		}
 	}
 	return ms, gi, nil
-}
-
-func trimWS(b []byte) []byte {
-	i := skipWS(b, 0)
-	j := len(b)
-	for j > i && isWS(b[j-1]) {
-		j--
-	}
-	return b[i:j]
 }
 
 // DocGrid returns the grid of a world document. Errors: no_grid (the
@@ -147,10 +138,11 @@ func joinDoc(ms []member, gi int, g *Grid) json.RawMessage {
 	return append(out, '}')
 }
 
-// A small scanner over JSON text that finds the members of an object and the
-// extent of values without decoding them. It copies nothing: members point
-// into the input. It checks structure only; callers validate the values they
-// keep (json.Valid) or decode them strictly (the grid rows).
+// The document is read with jsonscan's Loose scan: it checks the structure
+// of the object it splits and delimits the values without checking them,
+// and the callers validate the values they keep (json.Valid) or decode them
+// strictly (the grid rows), so that an error can name the member that is
+// wrong. It copies nothing but keys: members point into the input.
 
 var (
 	errSyntax    = errors.New("invalid JSON")
@@ -164,149 +156,24 @@ type member struct {
 	val    []byte // the value as written, without surrounding whitespace
 }
 
-func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && isWS(b[i]) {
-		i++
-	}
-	return i
-}
-
-// scanString scans the string that starts at b[i] == '"' and returns the
-// index just past its closing quote and whether it holds a backslash.
-func scanString(b []byte, i int) (end int, esc bool, err error) {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, false, errSyntax
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1, bytes.IndexByte(b[i+1:q], '\\') >= 0, nil
-		}
-		j = q + 1
-	}
-}
-
-// skipValue returns the index just past the value that starts at b[i].
-func skipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, errSyntax
-	}
-	switch b[i] {
-	case '"':
-		end, _, err := scanString(b, i)
-		return end, err
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				end, _, err := scanString(b, i)
-				if err != nil {
-					return 0, err
-				}
-				i = end
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, nil
-				}
-			}
-			i++
-		}
-		return 0, errSyntax
-	case '}', ']', ',', ':':
-		return 0, errSyntax
-	default:
-		j := i
-		for j < len(b) && !isWS(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ':' {
-			j++
-		}
-		if j == i {
-			return 0, errSyntax
-		}
-		return j, nil
-	}
-}
-
 // scanObject returns the members of the object that b holds (whitespace
 // around it allowed). It returns errNotObject when b does not start with
 // '{', and errSyntax when the object is malformed.
 func scanObject(b []byte) ([]member, error) {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return nil, errNotObject
-	}
-	i = skipWS(b, i+1)
 	var ms []member
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return nil, errSyntax
-			}
-			ke, esc, err := scanString(b, i)
-			if err != nil {
-				return nil, err
-			}
-			m := member{rawKey: b[i:ke]}
-			if esc || hasControl(m.rawKey) {
-				if err := json.Unmarshal(m.rawKey, &m.key); err != nil {
-					return nil, errSyntax
-				}
-			} else {
-				m.key = string(m.rawKey[1 : len(m.rawKey)-1])
-			}
-			i = skipWS(b, ke)
-			if i >= len(b) || b[i] != ':' {
-				return nil, errSyntax
-			}
-			i = skipWS(b, i+1)
-			ve, err := skipValue(b, i)
-			if err != nil {
-				return nil, err
-			}
-			m.val = b[i:ve]
-			ms = append(ms, m)
-			i = skipWS(b, ve)
-			if i >= len(b) {
-				return nil, errSyntax
-			}
-			if b[i] == ',' {
-				i = skipWS(b, i+1)
-				continue
-			}
-			if b[i] != '}' {
-				return nil, errSyntax
-			}
-			i++
-			break
-		}
+	it := jsonscan.Loose.Members(b)
+	for it.Next() {
+		m := it.Member()
+		ms = append(ms, member{rawKey: m.RawKey, key: m.Key(), val: m.Value})
 	}
-	if skipWS(b, i) != len(b) {
+	switch err := it.Err(); {
+	case err == nil:
+		return ms, nil
+	case errors.Is(err, jsonscan.ErrNotObject):
+		return nil, errNotObject
+	default:
 		return nil, errSyntax
 	}
-	return ms, nil
-}
-
-func hasControl(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
 }
 
 // isNull reports whether the value is absent or JSON null.

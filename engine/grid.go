@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	wf "github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/jsonscan"
 )
 
 // MaxSide is the largest number of columns or rows a grid may have.
@@ -335,7 +336,7 @@ func parseRows(v []byte, field string, cols, rows int, dst []byte, digits bool) 
 	}
 	var first error // the first bad row; reported if the row count is right
 	n := 0
-	i := skipWS(v, 1)
+	i := jsonscan.SkipSpace(v, 1)
 	if i < len(v) && v[i] == ']' {
 		i++
 	} else {
@@ -344,12 +345,12 @@ func parseRows(v []byte, field string, cols, rows int, dst []byte, digits bool) 
 				return wf.BadRequest("grid.%s is not valid JSON", field)
 			}
 			if v[i] != '"' {
-				if _, err := skipValue(v, i); err != nil {
+				if _, err := jsonscan.Loose.Skip(v, i); err != nil {
 					return wf.BadRequest("grid.%s is not valid JSON", field)
 				}
 				return wf.BadRequest("grid.%s[%d] must be a string", field, n)
 			}
-			end, esc, err := scanString(v, i)
+			end, esc, err := jsonscan.Loose.String(v, i)
 			if err != nil {
 				return wf.BadRequest("grid.%s is not valid JSON", field)
 			}
@@ -357,9 +358,9 @@ func parseRows(v []byte, field string, cols, rows int, dst []byte, digits bool) 
 				first = parseRow(v[i:end], esc, field, n, cols, dst[n*cols:(n+1)*cols], digits)
 			}
 			n++
-			i = skipWS(v, end)
+			i = jsonscan.SkipSpace(v, end)
 			if i < len(v) && v[i] == ',' {
-				i = skipWS(v, i+1)
+				i = jsonscan.SkipSpace(v, i+1)
 				continue
 			}
 			if i < len(v) && v[i] == ']' {
@@ -369,7 +370,7 @@ func parseRows(v []byte, field string, cols, rows int, dst []byte, digits bool) 
 			return wf.BadRequest("grid.%s is not valid JSON", field)
 		}
 	}
-	if skipWS(v, i) != len(v) {
+	if jsonscan.SkipSpace(v, i) != len(v) {
 		return wf.BadRequest("grid.%s is not valid JSON", field)
 	}
 	if n != rows {

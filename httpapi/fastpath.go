@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/jsonscan"
 )
 
 // ToolRunner runs tool calls without MCP framing, for the fast path
@@ -504,34 +505,19 @@ func decodeCallParams(raw json.RawMessage, isNew bool) (*mcp.CallToolParamsRaw, 
 
 // plainKeys reports whether the JSON object raw has only the keys name,
 // arguments and _meta, each at most once, spelled without escapes. raw
-// is a value the request's decoding accepted, so the scan only steps over
-// values (strings, and brackets counted); anything unexpected, or a key
-// with an escape, is "not plain": the go-sdk handler takes the request.
-// (It was an encoding/json Decoder, whose buffer and tokens cost 3 % of
-// the server's CPU.)
+// is a value the request's decoding accepted, so jsonscan's Loose scan,
+// which delimits the members' values without checking them, reads it as
+// encoding/json does; anything unexpected, or a key with an escape (which
+// then names none of the three), is "not plain": the go-sdk handler takes
+// the request. (It was an encoding/json Decoder, whose buffer and tokens
+// cost 3 % of the server's CPU.)
 func plainKeys(raw []byte) bool {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return skipSpace(raw, i+1) == len(raw)
-	}
 	var seen [3]bool
-	for {
-		if i >= len(raw) || raw[i] != '"' {
-			return false
-		}
-		end := i + 1
-		for end < len(raw) && raw[end] != '"' && raw[end] != '\\' {
-			end++
-		}
-		if end >= len(raw) || raw[end] != '"' {
-			return false // an escape, or no end
-		}
+	it := jsonscan.Loose.Members(raw)
+	for it.Next() {
+		key := it.Member().RawKey
 		var k int
-		switch string(raw[i+1 : end]) {
+		switch string(key[1 : len(key)-1]) {
 		case "name":
 			k = 0
 		case "arguments":
@@ -545,82 +531,8 @@ func plainKeys(raw []byte) bool {
 			return false
 		}
 		seen[k] = true
-		i = skipSpace(raw, end+1)
-		if i >= len(raw) || raw[i] != ':' {
-			return false
-		}
-		if i = skipValue(raw, skipSpace(raw, i+1)); i < 0 {
-			return false
-		}
-		i = skipSpace(raw, i)
-		if i >= len(raw) {
-			return false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case '}':
-			return skipSpace(raw, i+1) == len(raw)
-		default:
-			return false
-		}
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index just past the JSON value starting at b[i],
-// or -1. It trusts that the value is valid JSON (see plainKeys): it finds
-// the value's end, it does not check it.
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch c := b[i]; c {
-		case '"':
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i >= len(b) {
-				return -1
-			}
-			i++
-		case '{', '[':
-			depth++
-			i++
-		case '}', ']':
-			if depth == 0 {
-				return i // the end of the enclosing object
-			}
-			depth--
-			i++
-		case ',':
-			if depth == 0 {
-				return i
-			}
-			i++
-		default:
-			if depth == 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-				return i
-			}
-			i++
-		}
-		if depth == 0 && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
-			return i // a string, object or array ended
-		}
-	}
-	if depth != 0 {
-		return -1
-	}
-	return i
+	return it.Err() == nil
 }
 
 // remarshal converts a decoded _meta value into a typed one, as the go-sdk
@@ -677,13 +589,11 @@ func acceptsJSONAndStream(values []string) bool {
 	return jsonOK && streamOK
 }
 
+// firstNonSpace returns the index of b's first byte that is not JSON
+// whitespace, or -1.
 func firstNonSpace(b []byte) int {
-	for i, c := range b {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return i
-		}
+	if i := jsonscan.SkipSpace(b, 0); i < len(b) {
+		return i
 	}
 	return -1
 }

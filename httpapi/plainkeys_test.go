@@ -81,3 +81,21 @@ func FuzzPlainKeys(f *testing.F) {
 	}
 	f.Fuzz(checkPlainKeys)
 }
+
+// BenchmarkPlainKeys is the fast path's scan of a tools/call's params.
+func BenchmarkPlainKeys(b *testing.B) {
+	for _, tc := range []struct{ name, raw string }{
+		{"read_world", `{"name":"read_world","arguments":{"id":"world_0123456789abcdef"}}`},
+		{"meta", `{"name":"search_pois","arguments":{"world_id":"w-1","query":"a \"quoted\" tavern","limit":50,"tags":["inn","road"]},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`},
+	} {
+		raw := []byte(tc.raw)
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if !plainKeys(raw) {
+					b.Fatal("not plain")
+				}
+			}
+		})
+	}
+}

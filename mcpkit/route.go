@@ -20,6 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/worldforge-go/worldforge/internal/jsonscan"
 )
 
 // RequestHooks receive what a server sends in the course of one request
@@ -770,142 +772,32 @@ func (t *sseTap) dispatch() {
 // decoding it: the value of its "method" member if it has one, and
 // whether it has an "id" (not null). Keys match without regard to case,
 // as they do for the go-sdk's decoder. ok is false when it cannot tell
-// for sure: data is not a JSON object, or a key or the method is not
-// plain ASCII (escapes, say, which only a decoder reads right).
+// for sure: data is not a JSON object (jsonscan's Loose scan, which checks
+// the object's structure and delimits its values), or a key or the method
+// is not plain ASCII (escapes, say, which only a decoder reads right).
 func peekMessage(data []byte) (method string, hasMethod, hasID, ok bool) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return "", false, false, false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return "", false, false, true
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return "", false, false, false
-		}
-		end := skipString(data, i)
-		if end < 0 {
-			return "", false, false, false
-		}
-		key := data[i+1 : end-1]
-		if !plainASCII(key) {
-			return "", false, false, false
-		}
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return "", false, false, false
-		}
-		i = skipSpace(data, i+1)
-		vend := skipValue(data, i)
-		if vend < 0 {
+	it := jsonscan.Loose.Members(data)
+	for it.Next() {
+		m := it.Member()
+		key, plain := jsonscan.PlainString(m.RawKey)
+		if !plain {
 			return "", false, false, false
 		}
 		switch {
 		case bytes.EqualFold(key, []byte("method")):
-			v := data[i:vend]
-			if v[0] != '"' || !plainASCII(v[1:len(v)-1]) {
+			v, plain := jsonscan.PlainString(m.Value)
+			if !plain {
 				return "", false, false, false
 			}
-			method, hasMethod = string(v[1:len(v)-1]), true
+			method, hasMethod = string(v), true
 		case bytes.EqualFold(key, []byte("id")):
-			hasID = string(data[i:vend]) != "null"
-		}
-		i = skipSpace(data, vend)
-		if i >= len(data) {
-			return "", false, false, false
-		}
-		switch data[i] {
-		case '}':
-			return method, hasMethod, hasID, true
-		case ',':
-			i = skipSpace(data, i+1)
-		default:
-			return "", false, false, false
+			hasID = string(m.Value) != "null"
 		}
 	}
-}
-
-// plainASCII reports whether b is printable ASCII without backslashes.
-func plainASCII(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c > 0x7e || c == '\\' {
-			return false
-		}
+	if it.Err() != nil {
+		return "", false, false, false
 	}
-	return true
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index after the JSON string that starts at
-// data[i] (a quote), or -1.
-func skipString(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-// skipValue returns the index after the JSON value that starts at
-// data[i], or -1. It does not check what it skips (the go-sdk's decoder
-// does).
-func skipValue(data []byte, i int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				k := skipString(data, j)
-				if k < 0 {
-					return -1
-				}
-				j = k - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(data) {
-		switch data[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			if j == i {
-				return -1
-			}
-			return j
-		}
-		j++
-	}
-	return -1
+	return method, hasMethod, hasID, true
 }
 
 // clientWatcher is told what a server sends outside the hooks of any
