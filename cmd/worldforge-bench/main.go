@@ -19,34 +19,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/worldforge-go/worldforge/bench"
 	"github.com/worldforge-go/worldforge/internal/cli"
 	"github.com/worldforge-go/worldforge/internal/servecmd"
 )
 
-func main() {
-	// SIGTERM or SIGINT cancels the command (and shuts a hidden serve
-	// down gracefully); once it has, the signals get their default action
-	// again, so a second one ends the process at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if cli.IsHelp(err) {
-			os.Exit(0) // -h
-		}
-		fmt.Fprintln(os.Stderr, "worldforge-bench:", err)
-		os.Exit(cli.ExitCode(err))
-	}
-}
+func main() { cli.Main("worldforge-bench", run) }
 
 // env is the process environment as the commands see it.
 type env struct{ *cli.Env }
