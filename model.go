@@ -16,13 +16,43 @@ type User struct {
 // APIKey is a stored API key. The secret itself is never stored: only the
 // SHA-256 of it (Hash), which is what the store looks keys up by.
 type APIKey struct {
-	ID        string     `json:"id"`
-	UserID    string     `json:"userId"`
-	Hash      []byte     `json:"-"`
-	Prefix    string     `json:"prefix"` // the first characters of the secret, for people to recognise it
-	Scopes    []string   `json:"scopes"`
+	ID     string   `json:"id"`
+	UserID string   `json:"userId"`
+	Hash   []byte   `json:"-"`
+	Prefix string   `json:"prefix"` // the first characters of the secret, for people to recognise it
+	Scopes []string `json:"scopes"`
+	// Name is what its owner called it ("" for keys made without one).
+	Name      string     `json:"name,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
 	RevokedAt *time.Time `json:"revokedAt,omitempty"`
+	// LastUsedAt is when it last authenticated a request, to within a
+	// minute (nil: never).
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+}
+
+// Session is a web console session: a signed-in browser. A session
+// signed in with an API key carries that key's id and scopes and acts
+// with those only; one signed in with a login link or a session JWT has
+// every scope.
+type Session struct {
+	ID        string     `json:"id"`
+	Hash      []byte     `json:"-"`
+	UserID    string     `json:"userId"`
+	KeyID     string     `json:"keyId,omitempty"`
+	Scopes    []string   `json:"scopes"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt time.Time  `json:"expiresAt"`
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
+}
+
+// LoginLink is a one-time console sign-in link for a user.
+type LoginLink struct {
+	ID        string     `json:"id"`
+	Hash      []byte     `json:"-"`
+	UserID    string     `json:"userId"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt time.Time  `json:"expiresAt"`
+	UsedAt    *time.Time `json:"usedAt,omitempty"`
 }
 
 // World roles. The owner is the world's OwnerID; the others are rows of the
@@ -53,10 +83,21 @@ type World struct {
 
 // WorldMember is a user's role in a world other than its owner.
 type WorldMember struct {
-	WorldID   string    `json:"worldId"`
-	UserID    string    `json:"userId"`
-	Role      string    `json:"role"`
+	WorldID string `json:"worldId"`
+	UserID  string `json:"userId"`
+	Role    string `json:"role"`
+	// Name is the member's user name (filled by ListWorldMembers).
+	Name      string    `json:"name,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
+}
+
+// WorldListing is a world in a user's list of the worlds they review:
+// the world (without its document), the user's role in it (owner or gm)
+// and its count of pending proposals.
+type WorldListing struct {
+	World   World  `json:"world"`
+	Role    string `json:"role"`
+	Pending int    `json:"pending"`
 }
 
 // Campaign is a campaign run in (optionally) a world.
@@ -355,6 +396,8 @@ type Proposal struct {
 	CreatedAt   time.Time       `json:"createdAt"`
 	DecidedAt   *time.Time      `json:"decidedAt,omitempty"`
 	DecidedBy   string          `json:"decidedBy,omitempty"`
+	// Reason is the reviewer's reason for a rejection ("" if none given).
+	Reason string `json:"reason,omitempty"`
 }
 
 // AutoAcceptRule commits matching proposals at once.
@@ -371,6 +414,9 @@ type AutoAcceptRule struct {
 // AuditEntry is one row of the audit log: one per successful tool call and
 // per REST commit/reject.
 type AuditEntry struct {
+	// Seq is the row's position in the log (set by ListAudit): later
+	// rows have greater Seq.
+	Seq        int64     `json:"seq,omitempty"`
 	ID         string    `json:"id"`
 	ActorID    string    `json:"actorId"`
 	KeyID      string    `json:"keyId,omitempty"`
@@ -386,7 +432,18 @@ type AuditEntry struct {
 // AuditFilter selects audit rows. Zero fields do not filter.
 type AuditFilter struct {
 	ActorID string
+	KeyID   string
 	Tool    string
+	Route   string
 	WorldID string
-	Limit   int
+	Outcome string
+	// Since and Until bound CreatedAt: Since <= CreatedAt < Until.
+	Since, Until time.Time
+	// Viewer, when set, keeps the rows the user may read: their own
+	// (ActorID) and those of the worlds they own or run as GM.
+	Viewer string
+	// BeforeSeq, when positive, keeps rows with Seq < BeforeSeq (the
+	// next page of a newest-first listing).
+	BeforeSeq int64
+	Limit     int
 }

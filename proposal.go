@@ -3,6 +3,7 @@ package worldforge
 import (
 	"encoding/json"
 	"regexp"
+	"time"
 )
 
 // This file is the contract of the write path: what a proposal carries for
@@ -84,13 +85,26 @@ type LorePayload struct {
 // defaults to 50 and is capped at 200.
 type ProposalFilter struct {
 	WorldID string
-	Status  string
+	// WorldIDs, when not empty, keeps the proposals of those worlds.
+	WorldIDs []string
+	Status   string
+	Kind     string
+	KeyID    string
 	// ChangesetID selects the proposals filed under the id. Changeset ids
 	// are scoped (to a world, or outside worlds to the proposer), so it
 	// names one changeset only together with WorldID (or ActorID).
 	ChangesetID string
 	ActorID     string
-	Limit       int
+	// Before, when set, keeps proposals older than it in the listing's
+	// order (CreatedAt, then ID, newest first): the next page.
+	Before *ProposalCursor
+	Limit  int
+}
+
+// ProposalCursor is a proposal's position in a newest-first listing.
+type ProposalCursor struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // CommitResult is what committing a proposal did.

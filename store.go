@@ -3,6 +3,7 @@ package worldforge
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // Store is everything the server keeps. Package sqlstore implements it on
@@ -28,6 +29,7 @@ type Store interface {
 	LoreStore
 	AuditStore
 	ProposalStore
+	SessionStore
 
 	// Secret returns the named server secret, creating it with gen on first
 	// use. Every replica on one database sees the same value.
@@ -44,6 +46,9 @@ type Store interface {
 type UserStore interface {
 	CreateUser(ctx context.Context, u *User) error
 	FindUserByID(ctx context.Context, id string) (*User, error)
+	// FindUsersByName returns the users whose name is exactly name (names
+	// are not unique), oldest first, at most 20.
+	FindUsersByName(ctx context.Context, name string) ([]User, error)
 }
 
 // KeyStore keeps API keys by the SHA-256 of their secret.
@@ -55,6 +60,18 @@ type KeyStore interface {
 	// RevokeAPIKey marks the key revoked. Revoking a revoked key is not an
 	// error; an unknown hash is not_found.
 	RevokeAPIKey(ctx context.Context, hash []byte) error
+	// FindAPIKeyByID returns the key with that id, revoked or not.
+	FindAPIKeyByID(ctx context.Context, id string) (*APIKey, error)
+	// ListAPIKeys lists a user's keys, revoked ones included, newest
+	// first.
+	ListAPIKeys(ctx context.Context, userID string) ([]APIKey, error)
+	// RevokeUserAPIKey revokes the key with that id if userID owns it;
+	// anyone else's key, or a missing one, is not_found. Revoking a
+	// revoked key is not an error.
+	RevokeUserAPIKey(ctx context.Context, userID, id string) error
+	// TouchAPIKey records that the key was used at the given time (it
+	// keeps the later of the stored and the given time).
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
 }
 
 // WorldStore keeps worlds, their membership and runtime state.
@@ -70,6 +87,16 @@ type WorldStore interface {
 	WorldRole(ctx context.Context, worldID, userID string) (string, error)
 	// WorldsWhereGM lists the ids of worlds the user owns or is a GM of.
 	WorldsWhereGM(ctx context.Context, userID string) ([]string, error)
+	// ListReviewWorlds lists the worlds the user owns or runs as GM, by
+	// name then id, each with the user's role and its count of pending
+	// proposals.
+	ListReviewWorlds(ctx context.Context, userID string) ([]WorldListing, error)
+	// ListWorldMembers lists a world's members (not its owner), by role
+	// then user name, with each member's name.
+	ListWorldMembers(ctx context.Context, worldID string) ([]WorldMember, error)
+	// RemoveWorldMember removes the user from the world's membership; a
+	// user who is not a member is not_found.
+	RemoveWorldMember(ctx context.Context, worldID, userID string) error
 	// ReadWorld returns the world and its runtime state together (one
 	// round trip where the engine allows).
 	ReadWorld(ctx context.Context, worldID string) (*World, *WorldRuntime, error)
@@ -371,6 +398,9 @@ type ProposalStore interface {
 	FindProposal(ctx context.Context, id string) (*Proposal, error)
 	// ListProposals lists proposals, newest first.
 	ListProposals(ctx context.Context, f ProposalFilter) ([]Proposal, error)
+	// CountProposals counts the proposals the filter selects (Limit and
+	// Before do not apply).
+	CountProposals(ctx context.Context, f ProposalFilter) (int, error)
 	// CommitProposal commits one proposal in one transaction: check runs
 	// on it first (access rules; its error is returned and nothing
 	// changes), then the proposal is claimed (pending → committed, once:
@@ -384,9 +414,10 @@ type ProposalStore interface {
 	// changeset (the id within worldID's scope), oldest first, in one transaction: all of them or none. check
 	// runs on each; audit makes the audit row of each.
 	CommitChangeset(ctx context.Context, worldID, changesetID, deciderID string, check func(*Proposal) error, audit func(*Proposal) *AuditEntry) ([]CommitResult, error)
-	// RejectProposal marks a pending proposal rejected, with its audit
-	// row, in one transaction (check and not_pending as for commits).
-	RejectProposal(ctx context.Context, id, deciderID string, check func(*Proposal) error, audit *AuditEntry) (*Proposal, error)
+	// RejectProposal marks a pending proposal rejected, with the
+	// reviewer's reason (may be empty) and its audit row, in one
+	// transaction (check and not_pending as for commits).
+	RejectProposal(ctx context.Context, id, deciderID, reason string, check func(*Proposal) error, audit *AuditEntry) (*Proposal, error)
 
 	// CreateAutoAcceptRule stores a rule; one that fails
 	// AutoAcceptRule.Check is bad_request.
@@ -400,3 +431,32 @@ type ProposalStore interface {
 	// and its kinds (if any) include p's.
 	MatchAutoAccept(ctx context.Context, ownerID string, p *Proposal) (bool, error)
 }
+
+// SessionStore keeps the web console's sessions and one-time login links.
+// Both are looked up by the SHA-256 of their secret, which is never
+// stored.
+type SessionStore interface {
+	// CreateSession stores s (ID and CreatedAt are set when empty).
+	CreateSession(ctx context.Context, s *Session) error
+	// FindSessionByHash returns the session, revoked or expired included.
+	FindSessionByHash(ctx context.Context, hash []byte) (*Session, error)
+	// RevokeSession marks the session revoked; an unknown hash is
+	// not_found, a revoked session is not an error.
+	RevokeSession(ctx context.Context, hash []byte) error
+	// RevokeUserSessions revokes every live session of the user and
+	// returns how many it revoked.
+	RevokeUserSessions(ctx context.Context, userID string) (int, error)
+	// CreateLoginLink stores l.
+	CreateLoginLink(ctx context.Context, l *LoginLink) error
+	// UseLoginLink marks the link used, once, and returns it: a link used
+	// before is conflict: login_link_used, one past its ExpiresAt at now
+	// is conflict: login_link_expired (and stays unused), an unknown hash
+	// is not_found.
+	UseLoginLink(ctx context.Context, hash []byte, now time.Time) (*LoginLink, error)
+}
+
+// Login link conflict details (conflict: <detail>).
+const (
+	DetailLinkUsed    = "login_link_used"
+	DetailLinkExpired = "login_link_expired"
+)

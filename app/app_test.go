@@ -203,7 +203,7 @@ func TestWho(t *testing.T) {
 				return err
 			},
 			app.WhoReviewer: func(r app.Request) error {
-				_, err := f.svc.RejectProposal(ctx, r, f.pending("").ID)
+				_, err := f.svc.RejectProposal(ctx, r, f.pending("").ID, "")
 				return err
 			},
 		}

@@ -203,9 +203,13 @@ func (s *Service) CommitProposal(ctx context.Context, r Request, id string) (*wf
 	return res, nil
 }
 
-// RejectProposal rejects one proposal for its reviewer, audited (outcome
+// MaxRejectReason is the longest rejection reason, in characters.
+const MaxRejectReason = 2000
+
+// RejectProposal rejects one proposal for its reviewer, with an optional
+// reason (at most MaxRejectReason characters), audited (outcome
 // rejected) in the rejection's transaction.
-func (s *Service) RejectProposal(ctx context.Context, r Request, id string) (*wf.Proposal, error) {
+func (s *Service) RejectProposal(ctx context.Context, r Request, id, reason string) (*wf.Proposal, error) {
 	c, err := begin(r, OpRejectProposal)
 	if err != nil {
 		return nil, err
@@ -213,8 +217,11 @@ func (s *Service) RejectProposal(ctx context.Context, r Request, id string) (*wf
 	if !wf.ValidID("prop", id) {
 		return nil, wf.BadRequest("%q is not a proposal id", id)
 	}
+	if err := textLen("reason", reason, 0, MaxRejectReason); err != nil {
+		return nil, err
+	}
 	audit := c.entry("rejected")
-	p, err := s.store.RejectProposal(ctx, id, c.owner, func(p *wf.Proposal) error {
+	p, err := s.store.RejectProposal(ctx, id, c.owner, reason, func(p *wf.Proposal) error {
 		if err := s.canReview(ctx, c.owner, p); err != nil {
 			return err
 		}

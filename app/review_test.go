@@ -111,10 +111,10 @@ func TestCommitReject(t *testing.T) {
 		}
 
 		q := f.pending("")
-		if _, err := f.svc.RejectProposal(ctx, as(f.observer, reject, wf.ScopeWorldWrite), q.ID); code(err) != "proposal_not_found" {
+		if _, err := f.svc.RejectProposal(ctx, as(f.observer, reject, wf.ScopeWorldWrite), q.ID, ""); code(err) != "proposal_not_found" {
 			t.Errorf("observer rejects: %v", err)
 		}
-		got, err := f.svc.RejectProposal(ctx, as(f.owner, reject, wf.ScopeWorldWrite), q.ID)
+		got, err := f.svc.RejectProposal(ctx, as(f.owner, reject, wf.ScopeWorldWrite), q.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,7 +90,7 @@ func (s *Server) commitProposal(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request) {
-	p, err := s.app.RejectProposal(r.Context(), request(r), r.PathValue("id"))
+	p, err := s.app.RejectProposal(r.Context(), request(r), r.PathValue("id"), "")
 	if err != nil {
 		s.storeError(w, "reject proposal", err)
 		return

@@ -276,7 +276,7 @@ func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, decider
 
 // RejectProposal implements worldforge.ProposalStore. The audit row's
 // target defaults to the proposal.
-func (db *DB) RejectProposal(ctx context.Context, id, deciderID string, check func(*worldforge.Proposal) error, audit *worldforge.AuditEntry) (*worldforge.Proposal, error) {
+func (db *DB) RejectProposal(ctx context.Context, id, deciderID, reason string, check func(*worldforge.Proposal) error, audit *worldforge.AuditEntry) (*worldforge.Proposal, error) {
 	p, err := db.checkedProposal(ctx, id, check)
 	if err != nil {
 		return nil, wrap("reject proposal", err)

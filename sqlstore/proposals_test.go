@@ -453,7 +453,7 @@ func TestCommitConflicts(t *testing.T) {
 				if !errors.Is(err, errNotPending) {
 					t.Errorf("commit again: %v", err)
 				}
-				_, err = db.RejectProposal(ctx, first.ID, owner.ID, nil, nil)
+				_, err = db.RejectProposal(ctx, first.ID, owner.ID, "", nil, nil)
 				if !errors.Is(err, errNotPending) {
 					t.Errorf("reject committed: %v", err)
 				}
