@@ -466,7 +466,7 @@ func TestCommitConflicts(t *testing.T) {
 
 		_, err := db.CommitProposal(ctx, "prop_missing", owner.ID, nil, commitAudit(owner.ID))
 		wantCode(t, err, worldforge.EProposalNotFound)
-		_, err = db.RejectProposal(ctx, "prop_missing", owner.ID, nil, nil)
+		_, err = db.RejectProposal(ctx, "prop_missing", owner.ID, "", nil, nil)
 		wantCode(t, err, worldforge.EProposalNotFound)
 
 		// A deleted target is not_found.
@@ -614,7 +614,7 @@ func TestCommitChangeset(t *testing.T) {
 			wantStatus(t, db, a.ID, worldforge.ProposalPending)
 
 			// Once the conflicting one is rejected, the rest commits.
-			_, err = db.RejectProposal(ctx, b.ID, owner.ID, nil, nil)
+			_, err = db.RejectProposal(ctx, b.ID, owner.ID, "", nil, nil)
 			must(t, err)
 			res, err := db.CommitChangeset(ctx, w.ID, "cs-fail", owner.ID, nil, auditFn)
 			must(t, err)
@@ -860,7 +860,7 @@ func TestRejectProposal(t *testing.T) {
 			t.Errorf("a rejected proposal was applied")
 		}
 
-		_, err = db.RejectProposal(ctx, p.ID, owner.ID, nil, nil)
+		_, err = db.RejectProposal(ctx, p.ID, owner.ID, "", nil, nil)
 		if !errors.Is(err, errNotPending) {
 			t.Errorf("reject again: %v", err)
 		}

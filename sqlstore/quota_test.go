@@ -152,7 +152,7 @@ func TestQuotaPendingProposals(t *testing.T) {
 		// leaves the count.
 		propose(t, db, &worldforge.Proposal{WorldID: w.ID, Kind: worldforge.ProposalWikiPage, ActorID: owner.ID,
 			Payload: payload(t, worldforge.WikiPagePayload{Title: "O"})})
-		_, err := db.RejectProposal(ctx, p1.ID, owner.ID, nil, nil)
+		_, err := db.RejectProposal(ctx, p1.ID, owner.ID, "", nil, nil)
 		must(t, err)
 		propose(t, db, page())
 		wantQuota(t, db.CreateProposal(ctx, page(), nil), worldforge.QuotaPendingProposals)
