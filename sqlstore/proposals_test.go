@@ -832,14 +832,14 @@ func TestRejectProposal(t *testing.T) {
 			Payload: payload(t, worldforge.AtlasPlacePayload{Name: "Nowhere"})})
 
 		refused := errors.New("refused")
-		_, err := db.RejectProposal(ctx, p.ID, owner.ID, func(*worldforge.Proposal) error { return refused }, nil)
+		_, err := db.RejectProposal(ctx, p.ID, owner.ID, "", func(*worldforge.Proposal) error { return refused }, nil)
 		if !errors.Is(err, refused) {
 			t.Fatalf("check error: %v", err)
 		}
 		wantStatus(t, db, p.ID, worldforge.ProposalPending)
 
 		audit := &worldforge.AuditEntry{ActorID: owner.ID, Route: "POST /proposals/:id/reject", Outcome: "rejected"}
-		got, err := db.RejectProposal(ctx, p.ID, owner.ID, nil, audit)
+		got, err := db.RejectProposal(ctx, p.ID, owner.ID, "", nil, audit)
 		must(t, err)
 		stored := wantStatus(t, db, p.ID, worldforge.ProposalRejected)
 		diff(t, stored, got)
