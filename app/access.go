@@ -103,6 +103,9 @@ type Access struct {
 	// caller's own review queue, rules and identity). Every other success
 	// writes one (a changeset commit, one per proposal).
 	NoAudit bool
+	// Console names the web console's routes ("METHOD /path") of an
+	// operation only the console serves.
+	Console []string
 }
 
 func toolRow(name string, who Who, scopes ...string) Access {
@@ -121,12 +124,12 @@ func routeRow(op string, routes []string, who Who, readOnly bool, scopes ...stri
 	return Access{Op: op, Routes: routes, Scopes: scopes, Who: who, ReadOnly: readOnly}
 }
 
-// table is the access table: the MCP tools in the order the spec lists
+// apiTable is the MCP and REST part of the access table: the MCP tools in the order the spec lists
 // them (which the docs' table follows), then the REST operations. A tool
 // and a route for similar operations with different rules (search_pois,
 // owner only; the REST POI search, owner and GMs all, players and
 // observers the party's) are separate rows.
-var table = []Access{
+var apiTable = []Access{
 	toolRow(wf.ToolReadWorld, WhoOwner, wf.ScopeWorldRead),
 	toolRow(wf.ToolReadCampaign, WhoOwner, wf.ScopeCampaignRead),
 	toolRow(wf.ToolListCampaigns, WhoAnyone, wf.ScopeCampaignRead),
@@ -173,6 +176,9 @@ var table = []Access{
 	routeRow(OpCreateAutoAcceptRule, []string{"POST /auto-accept-rules"}, WhoSelf, false, wf.ScopeWorldWrite),
 	routeRow(OpDeleteAutoAcceptRule, []string{"DELETE /auto-accept-rules/{id}"}, WhoSelf, false, wf.ScopeWorldWrite),
 }
+
+// table is the access table, the console's operations (console.go) last.
+var table = append(apiTable, consoleTable...)
 
 // byOp, byTool and byRoute index table.
 var byOp, byTool, byRoute = func() (ops, tools, routes map[string]*Access) {
@@ -221,7 +227,7 @@ func RouteAccess(pattern string) (Access, bool) {
 
 func (a *Access) clone() Access {
 	c := *a
-	c.Scopes, c.Routes = slices.Clone(a.Scopes), slices.Clone(a.Routes)
+	c.Scopes, c.Routes, c.Console = slices.Clone(a.Scopes), slices.Clone(a.Routes), slices.Clone(a.Console)
 	return c
 }
 

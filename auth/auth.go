@@ -37,6 +37,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -214,6 +216,19 @@ func WellFormedKey(s string) bool {
 // CreateKey makes an API key for the user with the given scopes and returns
 // its secret, which is shown this once and never stored.
 func (a *Authenticator) CreateKey(ctx context.Context, userID string, scopes []string) (string, *worldforge.APIKey, error) {
+	return a.MintKey(ctx, userID, "", scopes)
+}
+
+// MaxKeyName is the longest key name, in characters.
+const MaxKeyName = 100
+
+// MintKey is CreateKey for a key with a name (at most MaxKeyName
+// characters, no control characters; "" for none).
+func (a *Authenticator) MintKey(ctx context.Context, userID, name string, scopes []string) (string, *worldforge.APIKey, error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxKeyName || !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", nil, worldforge.BadRequest("a key name is at most %d characters, without control characters", MaxKeyName)
+	}
 	if len(scopes) == 0 {
 		return "", nil, worldforge.BadRequest("an API key needs at least one scope")
 	}
@@ -233,6 +248,7 @@ func (a *Authenticator) CreateKey(ctx context.Context, userID string, scopes []s
 		Hash:   HashKey(secret),
 		Prefix: secret[:len(KeyPrefix)+4],
 		Scopes: scopes,
+		Name:   name,
 	}
 	if err := a.store.CreateAPIKey(ctx, k); err != nil {
 		return "", nil, fmt.Errorf("create key: %w", err)
