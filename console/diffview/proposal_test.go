@@ -215,3 +215,30 @@ func TestMultilineField(t *testing.T) {
 		t.Fatalf("an unchanged value has a line diff")
 	}
 }
+
+// FuzzProposal checks that no payload, however malformed, makes a view
+// panic, for every kind.
+func FuzzProposal(f *testing.F) {
+	f.Add(0, `{"name":"a","json":{"x":1}}`, `{"x":"a\nb"}`)
+	f.Add(3, `{"title":"t","body":"a\nb"}`, "a\nc")
+	f.Add(5, `{"operations":[{"op":"upsert","collection":"deities","id":"a","entity":{"id":"a","name":"A"}},{"op":"remove","collection":"deities","id":"a"}]}`, `{"id":"a","name":"B"}`)
+	f.Add(5, `{"operations":[{"op":"add","collection":"nope","id":"a","entity":[1,{"x":null}]}]}`, `[`)
+	kinds := []string{wf.ProposalQuest, wf.ProposalEncounter, wf.ProposalWikiPage, wf.ProposalWikiEdit, wf.ProposalAtlas, wf.ProposalWorld, "other"}
+	f.Fuzz(func(t *testing.T, kind int, raw, cur string) {
+		if kind < 0 {
+			kind = -kind
+		}
+		p := &wf.Proposal{Kind: kinds[kind%len(kinds)], TargetID: "x", Payload: json.RawMessage(raw)}
+		st := State{
+			Doc:    &wf.Quest{Name: "q", JSON: json.RawMessage(cur)},
+			Page:   &wf.WikiPage{Title: "t", Body: cur},
+			Parent: &wf.AtlasNode{Name: "p", Level: 1},
+			Lore:   []wf.LoreEntity{{Collection: "deities", ID: "a", JSON: json.RawMessage(cur)}},
+		}
+		v := Proposal(p, st)
+		if v.Kind != p.Kind {
+			t.Fatalf("kind %q", v.Kind)
+		}
+		Proposal(p, State{})
+	})
+}
