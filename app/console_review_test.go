@@ -3,6 +3,7 @@ package app_test
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -344,6 +345,22 @@ func TestReviewQueue(t *testing.T) {
 		page := f.page("Harbor")
 		edit := f.proposeEdit(page, "Port", "") // the GM's, with the GM's key
 		ids = append([]string{edit}, ids...)
+		// The queue's order: newest first, then by id (several may share
+		// a millisecond).
+		sort.Slice(ids, func(i, j int) bool {
+			a, err := db.FindProposal(ctx, ids[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := db.FindProposal(ctx, ids[j])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.CreatedAt.Equal(b.CreatedAt) {
+				return a.CreatedAt.After(b.CreatedAt)
+			}
+			return a.ID > b.ID
+		})
 		rejected := f.pending("")
 		if _, err := f.svc.RejectProposal(ctx, as(f.owner, app.Via{Route: "x"}, wf.ScopeWorldWrite), rejected.ID, "no"); err != nil {
 			t.Fatal(err)
