@@ -387,6 +387,7 @@ type proposalData struct {
 	// FailedID names the changeset proposal that failed.
 	Failure  string
 	FailedID string
+	changesetFailed bool
 	// TargetURL is the console page of the row the proposal created or
 	// changed, once committed ("" if none).
 	TargetURL string
@@ -400,13 +401,26 @@ type changesetRow struct {
 	This     bool
 }
 
+// pathProposal is the proposal id a URL names; one that cannot be an id
+// is a page that does not exist (404), like a missing one.
+func pathProposal(r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	return id, wf.ValidID("prop", id)
+}
+
 func (c *Console) proposal(w http.ResponseWriter, r *http.Request, v *visit) {
-	c.showProposal(w, r, v, r.PathValue("id"), http.StatusOK, "", "")
+	id, ok := pathProposal(r)
+	if !ok {
+		c.fail(w, r, v, wf.ErrProposalNotFound)
+		return
+	}
+	c.showProposal(w, r, v, id, http.StatusOK, "", nil)
 }
 
 // showProposal renders the proposal page with a status, and the reason an
-// action on it was refused.
-func (c *Console) showProposal(w http.ResponseWriter, r *http.Request, v *visit, id string, status int, failure, failedID string) {
+// action on it was refused; cs, when a changeset commit was refused,
+// names the proposal that stopped it ("" when the error did not say).
+func (c *Console) showProposal(w http.ResponseWriter, r *http.Request, v *visit, id string, status int, failure string, cs *string) {
 	ctx := r.Context()
 	rv, err := c.app.ReviewProposal(ctx, v.req(), id)
 	if err != nil {
@@ -414,7 +428,10 @@ func (c *Console) showProposal(w http.ResponseWriter, r *http.Request, v *visit,
 		return
 	}
 	p := &rv.Proposal
-	d := &proposalData{Review: rv, Failure: failure, FailedID: failedID}
+	d := &proposalData{Review: rv, Failure: failure}
+	if cs != nil {
+		d.changesetFailed, d.FailedID = true, *cs
+	}
 	d.View = diffview.Proposal(p, diffview.State{Doc: rv.Target.Doc, Page: rv.Target.Page, Parent: rv.Target.Parent, Lore: rv.Target.Lore})
 	if p.WorldID != "" {
 		if wh, err := c.store.FindWorldHeader(ctx, p.WorldID); err == nil {
@@ -433,6 +450,17 @@ func (c *Console) showProposal(w http.ResponseWriter, r *http.Request, v *visit,
 			d.Conflicts++
 		}
 		d.Changeset = append(d.Changeset, row)
+	}
+	if d.changesetFailed && d.FailedID == "" {
+		// The store commits a changeset's proposals oldest first and
+		// stops at the first that fails: the first with a conflict now.
+		for _, row := range d.Changeset {
+			if row.Conflict != "" {
+				d.FailedID = row.P.ID
+				d.Failure += fmt.Sprintf(" Proposal %s (“%s”): %s", row.P.ID, row.P.DiffSummary, row.Conflict)
+				break
+			}
+		}
 	}
 	if p.Status == wf.ProposalCommitted && p.WorldID != "" {
 		d.TargetURL = "/w/" + p.WorldID
@@ -470,16 +498,20 @@ func (c *Console) actionFailed(w http.ResponseWriter, r *http.Request, v *visit,
 	}
 	switch e.Code {
 	case wf.EConflict, wf.EVersionConflict, wf.ENotFound:
-		c.showProposal(w, r, v, id, http.StatusConflict, conflictText(e), "")
+		c.showProposal(w, r, v, id, http.StatusConflict, conflictText(e), nil)
 	case wf.EBadRequest:
-		c.showProposal(w, r, v, id, http.StatusBadRequest, errorText(e), "")
+		c.showProposal(w, r, v, id, http.StatusBadRequest, errorText(e), nil)
 	default:
 		c.fail(w, r, v, err)
 	}
 }
 
 func (c *Console) commitProposal(w http.ResponseWriter, r *http.Request, v *visit) {
-	id := r.PathValue("id")
+	id, ok := pathProposal(r)
+	if !ok {
+		c.fail(w, r, v, wf.ErrProposalNotFound)
+		return
+	}
 	res, err := c.app.CommitProposal(r.Context(), v.req(), id)
 	if err != nil {
 		c.actionFailed(w, r, v, id, err)
@@ -493,7 +525,11 @@ func (c *Console) commitProposal(w http.ResponseWriter, r *http.Request, v *visi
 }
 
 func (c *Console) rejectProposal(w http.ResponseWriter, r *http.Request, v *visit) {
-	id := r.PathValue("id")
+	id, ok := pathProposal(r)
+	if !ok {
+		c.fail(w, r, v, wf.ErrProposalNotFound)
+		return
+	}
 	reason := strings.TrimSpace(strings.ReplaceAll(r.PostFormValue("reason"), "\r\n", "\n"))
 	if _, err := c.app.RejectProposal(r.Context(), v.req(), id, reason); err != nil {
 		c.actionFailed(w, r, v, id, err)
@@ -509,41 +545,58 @@ var failedProposal = regexp.MustCompile(`proposal (prop_[a-z0-9_-]+):`)
 func (c *Console) commitChangeset(w http.ResponseWriter, r *http.Request, v *visit) {
 	world, cs := r.PathValue("world"), r.PathValue("cs")
 	from := r.PostFormValue("from")
+	if !wf.ValidChangesetID(cs) {
+		c.fail(w, r, v, wf.ErrNotFound)
+		return
+	}
 	res, err := c.app.CommitChangeset(r.Context(), v.req(), world, cs)
 	if err == nil {
 		c.redirect(w, r, "/queue?world="+url.QueryEscape(world), fmt.Sprintf("Changeset %s committed: %d proposal%s applied.", cs, len(res), plural(len(res))))
 		return
 	}
 	var e *wf.Error
+	// The error names the proposal that failed when the store's wrapping
+	// reaches here; else the page works it out from the foreseen
+	// conflicts.
 	failed := ""
 	if m := failedProposal.FindStringSubmatch(err.Error()); m != nil {
 		failed = m[1]
 	}
-	if !errors.As(err, &e) || e.Code == wf.ENotFound && failed == "" {
-		// Not found here is the world itself (or a caller who may not
-		// see it): the 404 page, as for every route.
+	if !errors.As(err, &e) {
 		c.fail(w, r, v, err)
 		return
 	}
 	var text string
 	status := http.StatusConflict
-	switch {
-	case e.Code == wf.EProposalNotFound:
+	switch e.Code {
+	case wf.EProposalNotFound:
 		text = fmt.Sprintf("Changeset %s has no pending proposals left: nothing was committed.", cs)
-	case failed != "" && (e.Code == wf.EConflict || e.Code == wf.EVersionConflict || e.Code == wf.ENotFound || e.Code == wf.EBadRequest):
-		text = fmt.Sprintf("The changeset was not committed, and nothing of it was applied. Proposal %s: %s", failed, conflictText(e))
+	case wf.EVersionConflict, wf.EConflict, wf.EBadRequest:
+		text = "The changeset was not committed, and nothing of it was applied."
+		if failed != "" {
+			text += fmt.Sprintf(" Proposal %s: %s", failed, conflictText(e))
+		}
 		if e.Code == wf.EBadRequest {
 			status = http.StatusBadRequest
 		}
+	case wf.ENotFound:
+		// The world itself, for a caller who may not see it, or a
+		// target gone: the proposal page tells them apart (it is a 404
+		// for whoever may not see the proposal).
+		if !wf.ValidID("prop", from) {
+			c.fail(w, r, v, err)
+			return
+		}
+		text = "The changeset was not committed, and nothing of it was applied."
 	default:
 		c.fail(w, r, v, err)
 		return
 	}
 	if !wf.ValidID("prop", from) {
-		c.renderError(w, r, v, status, "Changeset not committed", text)
+		c.renderError(w, r, v, status, "Changeset not committed", text+" "+errorText(e))
 		return
 	}
-	c.showProposal(w, r, v, from, status, text, failed)
+	c.showProposal(w, r, v, from, status, text, &failed)
 }
 
 func plural(n int) string {
