@@ -49,6 +49,16 @@ func TestBrowserReviewCommit(t *testing.T) {
 	db := dbtest.Open(t)
 	s := testserver.StartWith(t, db, testserver.Config{Console: true, LiveInterval: 50 * time.Millisecond})
 	key := gmKey(t, s)
+	// A changeset and another proposal, so that the queue has groups.
+	overMCP(t, s, key, wf.ToolProposeLore, map[string]any{"world_id": s.World.ID, "diff_summary": "Add the Harbor Guild and its rival", "changeset_id": "harbor-district",
+		"operations": []any{
+			map[string]any{"op": "upsert", "collection": "factions", "entity": map[string]any{"id": "harbor-guild", "name": "Harbor Guild", "kind": "guild", "rivals": []string{"wardens"}}},
+			map[string]any{"op": "upsert", "collection": "factions", "entity": map[string]any{"id": "wardens", "name": "Wardens", "leader": "Mara Vell"}},
+		}})
+	overMCP(t, s, key, wf.ToolProposeWikiEdit, map[string]any{"page_id": s.Page.ID, "diff_summary": "The Wardens now guard the harbor", "changeset_id": "harbor-district",
+		"payload": map[string]any{"body": "A faction of keepers.\nThey guard the harbor since the flood.\n"}})
+	overMCP(t, s, key, wf.ToolProposeQuest, map[string]any{"id": s.Quest.ID, "diff_summary": "Quest moves to step 2",
+		"payload": map[string]any{"name": "Quest", "json": map[string]any{"step": 2, "goal": "Find the keeper"}}})
 	id := overMCP(t, s, key, wf.ToolProposeWikiPage, map[string]any{"world_id": s.World.ID, "diff_summary": xss,
 		"payload": map[string]any{"title": "Lighthouse", "body": "A tall tower.\nIts keeper: " + xss + "\n", "kind": "place"}})
 	b.SignIn(s.LoginLink(t, s.Owner))
@@ -108,8 +118,12 @@ func TestBrowserReviewReject(t *testing.T) {
 	b.SignIn(s.LoginLink(t, s.Owner))
 
 	reason := "Not canon: the Wardens keep their name. " + xss
-	b.Do(chromedp.Navigate(s.URL+"/p/"+id), chromedp.WaitVisible(chromedp.CSS("#reason-input")),
-		chromedp.SendKeys(chromedp.CSS("#reason-input"), reason),
+	b.Do(chromedp.Navigate(s.URL+"/p/"+id), chromedp.WaitVisible(chromedp.CSS("#reason-input")))
+	if d := b.Text("table.linediff"); !strings.Contains(d, "A faction of keepers.") || !strings.Contains(d, "A faction of watchers.") {
+		t.Errorf("body diff %q", d)
+	}
+	b.Shot("proposal-edit")
+	b.Do(chromedp.SendKeys(chromedp.CSS("#reason-input"), reason),
 		chromedp.Click(chromedp.CSS("#reject")),
 		chromedp.WaitVisible(chromedp.CSS("#reason")))
 	if f := b.Text("#flash"); f != "Rejected." {

@@ -20,7 +20,7 @@ func Brief(p *wf.Proposal) string {
 		if p.TargetID == "" {
 			return fmt.Sprintf("New %s “%s”", p.Kind, pl.Name)
 		}
-		return fmt.Sprintf("Change of %s %s → “%s”", p.Kind, p.TargetID, pl.Name)
+		return fmt.Sprintf("Change of %s %s, named “%s”", article(p.Kind), p.Kind, pl.Name)
 	case wf.ProposalWikiPage:
 		pl, err := decode[wf.WikiPagePayload](p.Payload)
 		if err != nil {
@@ -42,7 +42,7 @@ func Brief(p *wf.Proposal) string {
 		if pl.Audience != nil {
 			what = append(what, "audience")
 		}
-		return fmt.Sprintf("Edit of wiki page %s: %s", p.TargetID, strings.Join(what, ", "))
+		return "Edit of a wiki page: " + strings.Join(what, ", ")
 	case wf.ProposalAtlas:
 		pl, err := decode[wf.AtlasPlacePayload](p.Payload)
 		if err != nil {

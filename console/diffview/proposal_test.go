@@ -249,9 +249,9 @@ func TestBrief(t *testing.T) {
 		want string
 	}{
 		{wf.Proposal{Kind: wf.ProposalQuest, Payload: json.RawMessage(`{"name":"Hunt"}`)}, "New quest “Hunt”"},
-		{wf.Proposal{Kind: wf.ProposalEncounter, TargetID: "enc_1", Payload: json.RawMessage(`{"name":"Ambush"}`)}, "Change of encounter enc_1 → “Ambush”"},
+		{wf.Proposal{Kind: wf.ProposalEncounter, TargetID: "enc_1", Payload: json.RawMessage(`{"name":"Ambush"}`)}, "Change of an encounter, named “Ambush”"},
 		{wf.Proposal{Kind: wf.ProposalWikiPage, Payload: json.RawMessage(`{"title":"Docks"}`)}, "New wiki page “Docks”"},
-		{wf.Proposal{Kind: wf.ProposalWikiEdit, TargetID: "wiki_1", Payload: json.RawMessage(`{"title":"A","body":"B"}`)}, "Edit of wiki page wiki_1: title, body"},
+		{wf.Proposal{Kind: wf.ProposalWikiEdit, TargetID: "wiki_1", Payload: json.RawMessage(`{"title":"A","body":"B"}`)}, "Edit of a wiki page: title, body"},
 		{wf.Proposal{Kind: wf.ProposalAtlas, Payload: json.RawMessage(`{"name":"Quay"}`)}, "New atlas place “Quay”"},
 		{wf.Proposal{Kind: wf.ProposalWorld, Payload: json.RawMessage(`{"operations":[{"op":"upsert"},{"op":"remove"},{"op":"upsert"}]}`)}, "Lore: 3 operations (2 upsert, 1 remove)"},
 		{wf.Proposal{Kind: wf.ProposalWorld, Payload: json.RawMessage(`[`)}, "Unreadable payload"},
