@@ -274,6 +274,9 @@ type liveState struct {
 // (EventSource does on its own), and the session is checked again.
 const liveMaxAge = 30 * time.Minute
 
+// liveWriteTimeout bounds each write of an event stream.
+const liveWriteTimeout = 10 * time.Second
+
 // liveKeepAlive is how often an unchanged stream sends a comment, so
 // that a closed connection is noticed.
 const liveKeepAlive = 15 * time.Second
@@ -312,20 +315,24 @@ func (c *Console) queueEvents(w http.ResponseWriter, r *http.Request, v *visit) 
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	// The server's write timeout is for answers, not for a stream meant
+	// to stay open: each write gets a deadline of its own instead, so a
+	// client that stops reading is still cut off.
+	write := func(text string) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(liveWriteTimeout)) // ErrNotSupported: no connection (tests)
+		if _, err := fmt.Fprint(w, text); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
 	send := func(event string, data any) error {
 		b, err := json.Marshal(data)
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-			return err
-		}
-		return rc.Flush()
+		return write("event: " + event + "\ndata: " + string(b) + "\n\n")
 	}
-	if _, err := fmt.Fprint(w, "retry: 5000\n\n"); err != nil {
-		return
-	}
-	if send("queue", last) != nil || r.URL.Query().Get("once") != "" {
+	if write("retry: 5000\n\n") != nil || send("queue", last) != nil || r.URL.Query().Get("once") != "" {
 		return
 	}
 	tick := time.NewTicker(c.opts.LiveInterval)
@@ -341,8 +348,11 @@ func (c *Console) queueEvents(w http.ResponseWriter, r *http.Request, v *visit) 
 			return
 		case <-tick.C:
 		}
-		if _, _, err := c.auth.Session(ctx, v.secret); err != nil {
+		if _, _, err := c.auth.Session(ctx, v.secret); errors.Is(err, wf.ErrUnauthorized) {
 			send("signout", struct{}{})
+			return
+		} else if err != nil {
+			// The browser reconnects, and the session is checked anew.
 			return
 		}
 		s, err := state()
@@ -361,7 +371,7 @@ func (c *Console) queueEvents(w http.ResponseWriter, r *http.Request, v *visit) 
 		}
 		if quiet += c.opts.LiveInterval; quiet >= liveKeepAlive {
 			quiet = 0
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+			if write(": keep-alive\n\n") != nil {
 				return
 			}
 		}
@@ -385,8 +395,8 @@ type proposalData struct {
 	Conflicts int
 	// Failure is why the action just tried was refused ("" if none);
 	// FailedID names the changeset proposal that failed.
-	Failure  string
-	FailedID string
+	Failure         string
+	FailedID        string
 	changesetFailed bool
 	// TargetURL is the console page of the row the proposal created or
 	// changed, once committed ("" if none).

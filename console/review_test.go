@@ -96,6 +96,16 @@ func mustContain(t testing.TB, what, body string, wants ...string) {
 	}
 }
 
+// inlineRE finds inline script and style, which the CSP forbids.
+var inlineRE = regexp.MustCompile(`<script(?:\s[^>]*)?>\s*[^<\s]|\son[a-z]+\s*=|style="`)
+
+func noInline(t testing.TB, what, body string) {
+	t.Helper()
+	if m := inlineRE.FindString(body); m != "" {
+		t.Errorf("%s: inline script or style %q", what, m)
+	}
+}
+
 var rowRE = regexp.MustCompile(`<tr id="p-(prop_[a-z0-9]+)"`)
 
 func rows(body string) []string {
@@ -125,6 +135,7 @@ func TestQueuePage(t *testing.T) {
 		mustContain(t, "queue", p.body, "<h1>Review queue</h1>", `id="p-`+lone+`"`, `id="p-`+c1+`"`, `id="p-`+c2+`"`,
 			"add the docks", "Changeset <code>harbor-cs</code>", "GM", "gm-agent", "New wiki page “Docks”", "Lore: 1 operation (1 upsert)",
 			"Showing 3 of 3 pending proposals", `id="queue-live"`, `src="/static/queue.js"`, `<label for="f-kind">`)
+		noInline(t, "queue", p.body)
 		// The changeset's proposals are listed together under its header.
 		head := strings.Index(p.body, "harbor-cs</code>")
 		if i, j := strings.Index(p.body, `id="p-`+c1+`"`), strings.Index(p.body, `id="p-`+c2+`"`); !(head < i && head < j) {
@@ -246,8 +257,15 @@ func TestQueueEvents(t *testing.T) {
 	go func() {
 		defer close(events)
 		sc := bufio.NewScanner(resp.Body)
+		name := ""
 		for sc.Scan() {
+			if e, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				name = e
+			}
 			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				if name != "queue" {
+					d = name
+				}
 				select {
 				case events <- d:
 				case <-ctx.Done():
@@ -274,6 +292,16 @@ func TestQueueEvents(t *testing.T) {
 	json.Unmarshal([]byte(<-events), &st)
 	if st.Total != 1 || st.Newest != first {
 		t.Fatalf("after a commit: %+v", st)
+	}
+	// The session ends: the stream says so and closes.
+	if _, err := s.DB.RevokeUserSessions(context.Background(), s.Owner.ID); err != nil {
+		t.Fatal(err)
+	}
+	if e := <-events; e != "signout" {
+		t.Errorf("after sign-out: %q", e)
+	}
+	if e, ok := <-events; ok {
+		t.Errorf("the stream goes on: %q", e)
 	}
 }
 
@@ -344,6 +372,7 @@ func TestCommitRejectForms(t *testing.T) {
 		b := newBrowser(t, s.URL)
 		b.signIn(s.LoginLink(t, s.Owner))
 
+		noInline(t, "proposal", b.get("/p/"+one).body)
 		// A forged token: 403, nothing changed.
 		before := s.Fingerprint(t)
 		for _, path := range []string{"/p/" + one + "/commit", "/p/" + one + "/reject", "/w/" + s.World.ID + "/changesets/cs/commit"} {
@@ -440,6 +469,7 @@ func TestChangesetForm(t *testing.T) {
 		if p.status != http.StatusConflict {
 			t.Fatalf("changeset with a conflict: %d\n%s", p.status, p.body)
 		}
+		noInline(t, "changeset conflict", p.body)
 		mustContain(t, "conflict page", p.body, "nothing of it was applied", "Proposal "+stale, "Version conflict", `class="has-conflict failed"`)
 		if wikiCount(t, s) != pagesBefore || s.AuditCount(t) != audits {
 			t.Errorf("a failed changeset commit wrote a page or an audit row")
