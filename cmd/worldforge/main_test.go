@@ -487,6 +487,18 @@ func TestBadInput(t *testing.T) {
 		{"token positional argument", []string{"token", "{user}", "--db", "{db}"}, 2, []string{"token"}},
 		{"token undefined flag", []string{"token", "--user", "{user}", "--scopes", "*", "--db", "{db}"}, 2, []string{"-scopes"}},
 
+		{"login-link without --user", []string{"login-link", "--db", "{db}"}, 2, []string{"--user"}},
+		{"login-link unknown user", []string{"login-link", "--user", ghostUser, "--db", "{db}"}, 1, []string{"user", ghostUser, "not found"}},
+		{"login-link zero ttl", []string{"login-link", "--user", "{user}", "--ttl", "0s", "--db", "{db}"}, 2, []string{"--ttl"}},
+		{"login-link ttl too long", []string{"login-link", "--user", "{user}", "--ttl", "200h", "--db", "{db}"}, 2, []string{"--ttl"}},
+		{"login-link not a URL", []string{"login-link", "--user", "{user}", "--url", "ftp://x", "--db", "{db}"}, 2, []string{"--url", "ftp://x"}},
+		{"login-link URL with a query", []string{"login-link", "--user", "{user}", "--url", "http://x/?a=1", "--db", "{db}"}, 2, []string{"--url"}},
+		{"login-link positional argument", []string{"login-link", "{user}", "--db", "{db}"}, 2, []string{"login-link"}},
+		{"sessions without subcommand", []string{"sessions"}, 2, []string{"sessions revoke"}},
+		{"sessions unknown subcommand", []string{"sessions", "list", "--db", "{db}"}, 2, []string{"sessions revoke"}},
+		{"sessions revoke without --user", []string{"sessions", "revoke", "--db", "{db}"}, 2, []string{"--user"}},
+		{"sessions revoke positional argument", []string{"sessions", "revoke", "{user}", "--db", "{db}"}, 2, []string{"sessions revoke"}},
+
 		{"world without subcommand", []string{"world"}, 2, []string{"add-gm", "add-member"}},
 		{"world unknown subcommand", []string{"world", "add-owner", "{world}", "{user}", "--db", "{db}"}, 2, []string{"add-owner"}},
 		{"world add-gm one argument", []string{"world", "add-gm", "{world}", "--db", "{db}"}, 2, []string{"WORLD_ID USER_ID", "1 argument"}},
