@@ -163,7 +163,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, v *visit, statu
 func navOf(pattern string) string {
 	_, p, _ := strings.Cut(pattern, " ")
 	switch {
-	case strings.HasPrefix(p, "/queue"), strings.HasPrefix(p, "/p/"):
+	case strings.HasPrefix(p, "/queue"), strings.HasPrefix(p, "/p/"), strings.Contains(p, "/changesets/"):
 		return "queue"
 	case strings.HasPrefix(p, "/rules"):
 		return "rules"
