@@ -146,16 +146,11 @@ func rowIDs(body, kind string) []string {
 	return out
 }
 
-// acctStart is a console test server.
-func acctStart(t *testing.T, db *sqlstore.DB) *testserver.Server {
-	return testserver.StartWith(t, db, testserver.Config{Console: true})
-}
-
 // TestRulesPage checks listing, adding and deleting auto-accept rules
 // through the console, bad input and forged forms.
 func TestRulesPage(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
-		s := acctStart(t, db)
+		s := startConsole(t, db)
 		owner := acctSignIn(t, s, s.Owner)
 		body := owner.get("/rules", http.StatusOK)
 		if !strings.Contains(body, `<option value="`+s.World.ID+`">Testworld</option>`) || !strings.Contains(body, "no auto-accept rules") {
@@ -182,7 +177,7 @@ func TestRulesPage(t *testing.T) {
 			want int
 			text string
 		}{
-			{"nobody trusted", url.Values{"world": {s.World.ID}, "kind": {"wiki_page"}}, 400, "a rule must name the actorId or keyId"},
+			{"nobody trusted", url.Values{"world": {s.World.ID}, "kind": {"wiki_page"}}, 400, "A rule must name the actorId or keyId"},
 			{"unknown kind", url.Values{"actor": {s.GM.ID}, "kind": {"<b>nope</b>"}}, 400, "&lt;b&gt;nope&lt;/b&gt;"},
 			{"kind twice", url.Values{"actor": {s.GM.ID}, "kind": {"quest", "quest"}}, 400, "listed twice"},
 			{"long actor", url.Values{"actor": {strings.Repeat("u", 300)}}, 400, "Bad request"},
@@ -245,7 +240,7 @@ var (
 // a limited session may grant; bad input and forged forms.
 func TestKeysPage(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
-		s := acctStart(t, db)
+		s := startConsole(t, db)
 		owner := acctSignIn(t, s, s.Owner)
 		body := owner.get("/keys", http.StatusOK)
 		for _, scope := range wf.AllScopes {
@@ -255,8 +250,7 @@ func TestKeysPage(t *testing.T) {
 		}
 
 		before := s.AuditCount(t)
-		name := `<script>alert(1)</script>"><img src=x onerror=alert(1)>`
-		code, body, resp := owner.do("POST", "/keys", url.Values{"name": {name}, "scope": {wf.ScopeWorldRead, wf.ScopeWikiRead}})
+		code, body, resp := owner.do("POST", "/keys", url.Values{"name": {xss}, "scope": {wf.ScopeWorldRead, wf.ScopeWikiRead}})
 		if code != http.StatusCreated {
 			t.Fatalf("create: %d\n%s", code, body)
 		}
@@ -375,7 +369,7 @@ func TestKeysPage(t *testing.T) {
 // files parsed back.
 func TestAuditPage(t *testing.T) {
 	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
-		s := acctStart(t, db)
+		s := startConsole(t, db)
 		ctx := t.Context()
 		other := &wf.World{OwnerID: s.Stranger.ID, Name: "Elsewhere", Cols: 8, Rows: 8, JSON: json.RawMessage(`{"grid":{"cols":8,"rows":8}}`)}
 		if err := db.CreateWorld(ctx, other); err != nil {
