@@ -117,6 +117,14 @@ func (c *Console) deleteRule(w http.ResponseWriter, r *http.Request, v *visit) {
 	c.redirect(w, r, "/rules", "Rule deleted.")
 }
 
+// mcpServer is an entry of an MCP client's mcpServers configuration,
+// as `serve --demo` prints it (its fields in this order).
+type mcpServer struct {
+	Type    string            `json:"type"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
 // keysData is the API keys page; New is set on the answer to a create,
 // the only page that ever shows the secret.
 type keysData struct {
@@ -136,12 +144,8 @@ func (c *Console) keysPage(w http.ResponseWriter, r *http.Request, v *visit, sta
 	d := &keysData{Keys: keys, Scopes: wf.AllScopes, New: nk}
 	if nk != nil {
 		cfg, err := json.MarshalIndent(map[string]any{
-			"mcpServers": map[string]any{
-				"worldforge": map[string]any{
-					"type":    "http",
-					"url":     c.baseURL(r) + "/mcp",
-					"headers": map[string]string{"Authorization": "Bearer " + nk.Secret},
-				},
+			"mcpServers": map[string]mcpServer{
+				"worldforge": {Type: "http", URL: c.baseURL(r) + "/mcp", Headers: map[string]string{"Authorization": "Bearer " + nk.Secret}},
 			},
 		}, "", "  ")
 		if err != nil {
