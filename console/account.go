@@ -338,13 +338,24 @@ func (c *Console) auditExport(w http.ResponseWriter, r *http.Request, v *visit, 
 // auditCSVHeader is the CSV export's header row.
 var auditCSVHeader = []string{"seq", "id", "created_at", "actor_id", "key_id", "tool", "route", "target_type", "target_id", "world_id", "outcome"}
 
+// cell keeps a spreadsheet from reading a CSV value as a formula: one
+// that starts with =, +, -, @, a tab or a carriage return (a changeset id
+// an agent chose, say) gets a leading apostrophe. The ids and names the
+// server makes never start with one.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
 func (c *Console) auditCSV(w http.ResponseWriter, r *http.Request, v *visit) {
 	cw := csv.NewWriter(w)
 	c.auditExport(w, r, v, "csv", "text/csv; charset=utf-8",
 		func() error { return cw.Write(auditCSVHeader) },
 		func(e *wf.AuditEntry) error {
-			return cw.Write([]string{strconv.FormatInt(e.Seq, 10), e.ID, e.CreatedAt.UTC().Format(time.RFC3339Nano), e.ActorID, e.KeyID,
-				e.Tool, e.Route, e.TargetType, e.TargetID, e.WorldID, e.Outcome})
+			return cw.Write([]string{strconv.FormatInt(e.Seq, 10), e.ID, e.CreatedAt.UTC().Format(time.RFC3339Nano), cell(e.ActorID), cell(e.KeyID),
+				cell(e.Tool), cell(e.Route), cell(e.TargetType), cell(e.TargetID), cell(e.WorldID), cell(e.Outcome)})
 		},
 		func() error { cw.Flush(); return cw.Error() })
 }

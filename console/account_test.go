@@ -505,6 +505,14 @@ func TestAuditPage(t *testing.T) {
 			t.Errorf("walked %d rows, want %d", len(walked), len(want))
 		}
 
+		// A target id an agent chose that a spreadsheet would run.
+		formula := wf.AuditEntry{ActorID: s.Owner.ID, Route: "POST /worlds/{id}/changesets/{changeset}/commit", TargetType: "changeset",
+			TargetID: `=HYPERLINK("http://evil.example/","x")`, Outcome: "committed"}
+		if err := db.AppendAudit(ctx, &formula); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, formula)
+
 		// The exports: every matching row, in one file each.
 		for _, u := range []*wf.User{s.Owner, s.Player} {
 			a := acctSignIn(t, s, u)
@@ -526,6 +534,9 @@ func TestAuditPage(t *testing.T) {
 				got = append(got, r[1])
 				if _, err := time.Parse(time.RFC3339Nano, r[2]); err != nil || r[3] == "" || r[10] == "" {
 					t.Errorf("csv row %v", r)
+				}
+				if r[1] == formula.ID && r[8] != "'"+formula.TargetID {
+					t.Errorf("a formula in the csv: %q", r[8])
 				}
 			}
 			if !slices.Equal(got, want) {
