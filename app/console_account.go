@@ -143,8 +143,21 @@ func (s *Service) ListAudit(ctx context.Context, r Request, q AuditQuery) (*Audi
 	})
 }
 
+// maxAuditRoute bounds a route filter (a route pattern, perhaps with
+// "console " before it).
+const maxAuditRoute = 200
+
 // check refuses a query no page can answer.
 func (q *AuditQuery) check() error {
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{{"world", q.WorldID, wf.MaxIDLength}, {"actor", q.ActorID, wf.MaxIDLength}, {"key", q.KeyID, wf.MaxIDLength},
+		{"tool", q.Tool, wf.MaxIDLength}, {"route", q.Route, maxAuditRoute}} {
+		if err := wf.CheckLength(f.name, f.value, f.max); err != nil {
+			return err
+		}
+	}
 	switch {
 	case q.Outcome != "" && !slices.Contains(AuditOutcomes, q.Outcome):
 		return wf.BadRequest("unknown outcome %q (known: %s)", q.Outcome, strings.Join(AuditOutcomes, ", "))

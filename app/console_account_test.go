@@ -384,6 +384,8 @@ func TestAuditBadQuery(t *testing.T) {
 			{"negative limit", as(f.owner, app.Via{}, wf.ScopeWorldRead), app.AuditQuery{Limit: -1}, "bad_request: limit must be between 1 and 500"},
 			{"limit too big", as(f.owner, app.Via{}, wf.ScopeWorldRead), app.AuditQuery{Limit: app.AuditPageMax + 1}, "bad_request: limit must be between 1 and 500"},
 			{"negative before", as(f.owner, app.Via{}, wf.ScopeWorldRead), app.AuditQuery{BeforeSeq: -5}, "bad_request: before must be a positive position in the log"},
+			{"long actor", as(f.owner, app.Via{}, wf.ScopeWorldRead), app.AuditQuery{ActorID: strings.Repeat("u", 101)}, "bad_request: actor has 101 characters; at most 100"},
+			{"long route", as(f.owner, app.Via{}, wf.ScopeWorldRead), app.AuditQuery{Route: strings.Repeat("r", 201)}, "bad_request: route has 201 characters; at most 200"},
 			{"a missing world", as(f.owner, app.Via{}, wf.ScopeWorldRead), app.AuditQuery{WorldID: wf.NewID("world")}, "not_found"},
 			{"a player's world", as(f.player, app.Via{}, wf.ScopeWorldRead), app.AuditQuery{WorldID: f.world.ID}, "not_found"},
 			{"without world:read", as(f.owner, app.Via{}, wf.ScopeWikiRead), app.AuditQuery{}, "missing_scopes:world:read"},

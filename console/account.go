@@ -238,7 +238,8 @@ func auditQuery(r *http.Request) (auditForm, app.AuditQuery, error) {
 	return f, q, nil
 }
 
-// query is the form's query string pairs, for urlWith and the exports.
+// pairs are the form's filters as query string pairs (key, value, …),
+// for the next page's link and the exports.
 func (f auditForm) pairs() []string {
 	var out []string
 	for _, kv := range [][2]string{{"world", f.World}, {"actor", f.Actor}, {"key", f.Key}, {"tool", f.Tool},

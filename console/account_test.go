@@ -447,6 +447,7 @@ func TestAuditPage(t *testing.T) {
 			{"since=yesterday", "Since &#34;yesterday&#34; is not a time"},
 			{"until=2026-13-01", "Until &#34;2026-13-01&#34; is not a time"},
 			{"since=2026-12-02T10:00&until=2026-12-01T10:00", "Since (2026-12-02 10:00:00) must be before until (2026-12-01 10:00:00)"},
+			{"key=" + strings.Repeat("k", 101), "Key has 101 characters; at most 100"},
 			{"before=-3", "Before &#34;-3&#34; is not a position in the log"},
 			{"before=abc", "Before &#34;abc&#34; is not a position in the log"},
 		} {
