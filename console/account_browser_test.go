@@ -78,8 +78,15 @@ func TestBrowserKeys(t *testing.T) {
 		t.Fatalf("a raw call with the new key: %d", code)
 	}
 
-	// Revoke it on the page.
+	// The list shows its use; revoke it there.
+	b.Do(chromedp.Navigate(s.URL+"/keys"), chromedp.WaitVisible(chromedp.CSS(`tr[id^="k-"]`)))
 	row := browsertest.Run(b, chromedp.AttributeValue(chromedp.CSS(`tr[id^="k-"]`), "id"))
+	if used := b.Text("#" + row.Value + " .last-used"); !strings.HasSuffix(used, "UTC") {
+		t.Errorf("last used %q after a call", used)
+	}
+	if strings.Contains(browsertest.Run(b, chromedp.OuterHTML(chromedp.CSS("main"))), secret) {
+		t.Errorf("the secret shows again")
+	}
 	b.Do(
 		chromedp.Click(chromedp.CSS("#"+row.Value+` button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#flash")),

@@ -294,9 +294,11 @@ func TestKeysPage(t *testing.T) {
 		}
 		keyID := actor.KeyID
 
-		// The list shows it, never its secret again.
+		// The list shows it and its use (Authenticate above), never its
+		// secret again.
 		body = owner.get("/keys", http.StatusOK)
-		if strings.Contains(body, secret) || !slices.Contains(rowIDs(body, "k"), keyID) || !strings.Contains(body, "world:read, wiki:read") {
+		if strings.Contains(body, secret) || !slices.Contains(rowIDs(body, "k"), keyID) || !strings.Contains(body, "world:read, wiki:read") ||
+			!regexp.MustCompile(`id="k-`+keyID+`"(?s:.*?)<td class="nowrap last-used"><time datetime="[^"]+">[^<]+ UTC</time>`).MatchString(body) {
 			t.Errorf("keys page after creating:\n%s", body)
 		}
 
