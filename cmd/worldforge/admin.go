@@ -7,6 +7,7 @@ import (
 	"github.com/worldforge-go/worldforge/internal/cli"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/worldforge-go/worldforge"
@@ -44,17 +45,20 @@ func (e *env) user(ctx context.Context, args []string) error {
 	return nil
 }
 
-// key create --user ID --scopes a,b | key revoke KEY
+// key create --user ID --scopes a,b [--name N] | key list --user ID | key revoke KEY
 func (e *env) key(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return cli.UsageErrorf("key: want 'key create' or 'key revoke'")
+		return cli.UsageErrorf("key: want 'key create', 'key list' or 'key revoke'")
 	}
 	switch args[0] {
+	case "list":
+		return e.keyList(ctx, args[1:])
 	case "create":
 		fs := cli.NewFlags("key create")
 		dbf := e.DBFlag(fs)
 		user := fs.String("user", "", "the id of the user who owns the key (required)")
 		scopes := fs.String("scopes", "", "comma-separated scopes, e.g. world:read,wiki:read or * (required)")
+		name := fs.String("name", "", fmt.Sprintf("what to call the key, shown in key list and the console (at most %d characters)", auth.MaxKeyName))
 		quotaKeys := fs.Int64("quota-keys", worldforge.DefaultQuotaKeys, "refuse a key for a user who has this many unrevoked keys, as serve's --quota-keys does (0 = unlimited)")
 		if err := e.Parse(fs, args[1:]); err != nil {
 			return err
@@ -79,8 +83,11 @@ func (e *env) key(ctx context.Context, args []string) error {
 			return err
 		}
 		defer closeDB()
-		secret, _, err := a.CreateKey(ctx, *user, list)
+		secret, _, err := a.MintKey(ctx, *user, *name, list)
 		if err != nil {
+			if worldforge.ErrorCode(err) == worldforge.EBadRequest {
+				return cli.UsageErrorf("key create: --name: %v", err)
+			}
 			if errors.Is(err, worldforge.ErrNotFound) {
 				// The only row the key refers to is its user.
 				return notFound(fmt.Sprintf("key create: user %q not found", *user), err)
@@ -118,8 +125,74 @@ func (e *env) key(ctx context.Context, args []string) error {
 		}
 		return nil
 	default:
-		return cli.UsageErrorf("key: unknown subcommand %q (want create or revoke)", args[0])
+		return cli.UsageErrorf("key: unknown subcommand %q (want create, list or revoke)", args[0])
 	}
+}
+
+// key list --user ID: one line per key of the user, newest first, its
+// fields separated by tabs: id, name, prefix, scopes, created, last used,
+// revoked ("-" for an empty name and for a time that is not set; times in
+// RFC 3339, UTC).
+func (e *env) keyList(ctx context.Context, args []string) error {
+	fs := cli.NewFlags("key list")
+	dbf := e.DBFlag(fs)
+	user := fs.String("user", "", "the id of the user whose keys to list (required)")
+	if err := e.Parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := cli.Positional(fs, 0, "no arguments"); err != nil {
+		return err
+	}
+	if *user == "" {
+		return cli.UsageErrorf("key list: --user is required")
+	}
+	db, err := e.OpenDB(ctx, *dbf)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.FindUserByID(ctx, *user); err != nil {
+		if errors.Is(err, worldforge.ErrNotFound) {
+			return notFound(fmt.Sprintf("key list: user %q not found", *user), err)
+		}
+		return fmt.Errorf("key list: %w", err)
+	}
+	keys, err := db.ListAPIKeys(ctx, *user)
+	if err != nil {
+		return fmt.Errorf("key list: %w", err)
+	}
+	for _, k := range keys {
+		fmt.Fprintln(e.Stdout, strings.Join([]string{
+			k.ID, orDash(noControl(k.Name)), k.Prefix, strings.Join(k.Scopes, ","),
+			k.CreatedAt.UTC().Format(time.RFC3339), timeOrDash(k.LastUsedAt), timeOrDash(k.RevokedAt),
+		}, "\t"))
+	}
+	return nil
+}
+
+// noControl replaces control characters (tabs, line breaks) with spaces, so
+// that a value stays within its column and its line.
+func noControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func timeOrDash(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // token --user ID [--ttl 1h]

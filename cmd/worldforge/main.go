@@ -2,7 +2,8 @@
 //
 //	worldforge serve [--addr HOST:PORT] [--db DSN] [--demo] [flags]
 //	worldforge user create NAME
-//	worldforge key create --user USER_ID --scopes s1,s2,… [--quota-keys 100]
+//	worldforge key create --user USER_ID --scopes s1,s2,… [--name NAME] [--quota-keys 100]
+//	worldforge key list --user USER_ID
 //	worldforge key revoke KEY
 //	worldforge token --user USER_ID [--ttl 1h]
 //	worldforge token rotate-key

@@ -40,6 +40,8 @@ var (
 	keyRe    = regexp.MustCompile(`^wk_live_[a-z2-7]{32}$`)
 	jwtRe    = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
 	worldRe  = regexp.MustCompile(`^world_[a-z2-7]{20}$`)
+	// loginLinkRe is a login link printed by login-link.
+	loginLinkRe = regexp.MustCompile(`^https?://[^/\s]+/login/wfl_[a-z2-7]{32}$`)
 )
 
 // unreachablePG is a PostgreSQL DSN nobody answers on: port 1 refuses at
@@ -242,6 +244,41 @@ func TestAdminChain(t *testing.T) {
 		t.Fatalf("Authenticate(new key) = %+v, %v; want alice's API key", actor, err)
 	}
 
+	// key create --name, key list: one line per key, tab-separated; the
+	// key just used shows when.
+	named := mustValue(t, env, keyRe, "key", "create", "--db", dsn, "--user", alice, "--scopes", "world:read,world:write", "--name", "  CI runner ")
+	listed := keyLines(t, env, dsn, alice)
+	if len(listed) != 3 {
+		t.Fatalf("key list: %d lines, want 3: %q", len(listed), listed)
+	}
+	for i, secret := range []string{named, key2, key} {
+		k, err := db.FindAPIKeyByHash(ctx, auth.HashKey(secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, ok := listed[k.ID]
+		if !ok {
+			t.Fatalf("key list has no line for %s: %q", k.ID, listed)
+		}
+		wantName, wantScopes, wantUsed := "-", "*", "-"
+		switch i {
+		case 0:
+			wantName, wantScopes = "CI runner", "world:read,world:write"
+		case 2:
+			wantScopes, wantUsed = "world:read,wiki:read", k.LastUsedAt.UTC().Format(time.RFC3339)
+		}
+		want := []string{k.ID, wantName, secret[:len(auth.KeyPrefix)+4], wantScopes, k.CreatedAt.UTC().Format(time.RFC3339), wantUsed, "-"}
+		if !slices.Equal(f, want) {
+			t.Errorf("key list line of key %d = %q, want %q", i, f, want)
+		}
+		if strings.Contains(strings.Join(f, "\t"), secret) {
+			t.Errorf("key list shows a whole key")
+		}
+	}
+	if out := MustRunMain(t, env, "key", "list", "--user", bob, "--db", dsn); out != "" {
+		t.Errorf("key list of a user without keys: %q, want nothing", out)
+	}
+
 	// token: a JWT this database's authenticator accepts, for alice.
 	for _, args := range [][]string{
 		{"token", "--db", dsn, "--user", alice},
@@ -302,12 +339,40 @@ func TestAdminChain(t *testing.T) {
 	if k2, err := db.FindAPIKeyByHash(ctx, auth.HashKey(key2)); err != nil || k2.RevokedAt != nil {
 		t.Errorf("the other key: %+v, %v; want it not revoked", k2, err)
 	}
+	if f := keyLines(t, env, dsn, alice)[k.ID]; len(f) != 7 || f[6] != k.RevokedAt.UTC().Format(time.RFC3339) {
+		t.Errorf("key list after revoke: %q, want revoked at %v", f, k.RevokedAt)
+	}
 	// Revoking again succeeds and keeps the first revocation time.
 	first := *k.RevokedAt
 	mustQuiet(t, env, "key", "revoke", "--db", dsn, key)
 	if k, err = db.FindAPIKeyByHash(ctx, auth.HashKey(key)); err != nil || k.RevokedAt == nil || !k.RevokedAt.Equal(first) {
 		t.Errorf("second revoke: revoked_at %v (err %v), want %v kept", k.RevokedAt, err, first)
 	}
+}
+
+// keyLines runs key list for the user and returns its lines' fields by
+// key id, checking that keys come newest first.
+func keyLines(t *testing.T, env map[string]string, dsn, user string) map[string][]string {
+	t.Helper()
+	out := MustRunMain(t, env, "key", "list", "--user", user, "--db", dsn)
+	lines := map[string][]string{}
+	var prev time.Time
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 7 {
+			t.Fatalf("key list line %q: %d fields, want 7", line, len(f))
+		}
+		created, err := time.Parse(time.RFC3339, f[4])
+		if err != nil {
+			t.Fatalf("key list line %q: created: %v", line, err)
+		}
+		if i > 0 && created.After(prev) {
+			t.Errorf("key list: %q is newer than the line before", line)
+		}
+		prev = created
+		lines[f[0]] = f
+	}
+	return lines
 }
 
 // TestDatabaseSelection checks where the commands find their database:
@@ -459,8 +524,15 @@ func TestBadInput(t *testing.T) {
 		{"user create flag without value", []string{"user", "create", "Ann", "--db"}, 2, []string{"-db"}},
 
 		{"key without subcommand", []string{"key"}, 2, []string{"key create", "key revoke"}},
-		{"key flag before subcommand", []string{"key", "--db", "{db}", "create"}, 2, []string{"create or revoke"}},
-		{"key unknown subcommand", []string{"key", "list", "--db", "{db}"}, 2, []string{"list"}},
+		{"key flag before subcommand", []string{"key", "--db", "{db}", "create"}, 2, []string{"create, list or revoke"}},
+		{"key unknown subcommand", []string{"key", "delete", "--db", "{db}"}, 2, []string{"delete"}},
+		{"key create name too long", []string{"key", "create", "--user", "{user}", "--scopes", "*", "--name", strings.Repeat("n", 101), "--db", "{db}"}, 2, []string{"--name", "100"}},
+		{"key create name with a line break", []string{"key", "create", "--user", "{user}", "--scopes", "*", "--name", "a\nb", "--db", "{db}"}, 2, []string{"--name", "control"}},
+		{"key create name without value", []string{"key", "create", "--user", "{user}", "--scopes", "*", "--name"}, 2, []string{"-name"}},
+		{"key list without --user", []string{"key", "list", "--db", "{db}"}, 2, []string{"key list", "--user"}},
+		{"key list unknown user", []string{"key", "list", "--user", ghostUser, "--db", "{db}"}, 1, []string{"key list", ghostUser, "not found"}},
+		{"key list positional argument", []string{"key", "list", "{user}", "--db", "{db}"}, 2, []string{"key list"}},
+		{"key list undefined flag", []string{"key", "list", "--user", "{user}", "--scopes", "*", "--db", "{db}"}, 2, []string{"-scopes"}},
 		{"key create without --user", []string{"key", "create", "--scopes", "world:read", "--db", "{db}"}, 2, []string{"--user"}},
 		{"key create without --scopes", []string{"key", "create", "--user", "{user}", "--db", "{db}"}, 2, []string{"--scopes"}},
 		{"key create empty --scopes", []string{"key", "create", "--user", "{user}", "--scopes", " , ", "--db", "{db}"}, 2, []string{"--scopes"}},
@@ -484,6 +556,18 @@ func TestBadInput(t *testing.T) {
 		{"token unknown user", []string{"token", "--user", ghostUser, "--db", "{db}"}, 1, []string{"user", ghostUser, "not found"}},
 		{"token positional argument", []string{"token", "{user}", "--db", "{db}"}, 2, []string{"token"}},
 		{"token undefined flag", []string{"token", "--user", "{user}", "--scopes", "*", "--db", "{db}"}, 2, []string{"-scopes"}},
+
+		{"login-link without --user", []string{"login-link", "--db", "{db}"}, 2, []string{"--user"}},
+		{"login-link unknown user", []string{"login-link", "--user", ghostUser, "--db", "{db}"}, 1, []string{"user", ghostUser, "not found"}},
+		{"login-link zero ttl", []string{"login-link", "--user", "{user}", "--ttl", "0s", "--db", "{db}"}, 2, []string{"--ttl"}},
+		{"login-link ttl too long", []string{"login-link", "--user", "{user}", "--ttl", "200h", "--db", "{db}"}, 2, []string{"--ttl"}},
+		{"login-link not a URL", []string{"login-link", "--user", "{user}", "--url", "ftp://x", "--db", "{db}"}, 2, []string{"--url", "ftp://x"}},
+		{"login-link URL with a query", []string{"login-link", "--user", "{user}", "--url", "http://x/?a=1", "--db", "{db}"}, 2, []string{"--url"}},
+		{"login-link positional argument", []string{"login-link", "{user}", "--db", "{db}"}, 2, []string{"login-link"}},
+		{"sessions without subcommand", []string{"sessions"}, 2, []string{"sessions revoke"}},
+		{"sessions unknown subcommand", []string{"sessions", "list", "--db", "{db}"}, 2, []string{"sessions revoke"}},
+		{"sessions revoke without --user", []string{"sessions", "revoke", "--db", "{db}"}, 2, []string{"--user"}},
+		{"sessions revoke positional argument", []string{"sessions", "revoke", "{user}", "--db", "{db}"}, 2, []string{"sessions revoke"}},
 
 		{"world without subcommand", []string{"world"}, 2, []string{"add-gm", "add-member"}},
 		{"world unknown subcommand", []string{"world", "add-owner", "{world}", "{user}", "--db", "{db}"}, 2, []string{"add-owner"}},
