@@ -55,8 +55,8 @@ func SampledSize(cols, rows, step int) (w, h int) {
 // block of cells: each pixel takes the colour of the cell at its block's
 // centre (the cells are read directly; no full-size image is made, so a
 // 4096×4096 grid at step 4 costs a 1024×1024 image). POIs and presence in
-// the window are drawn on top at a fixed size (a dot of radius 2 and a
-// ring of radius 5), so that they stay visible however far the map is
+// the window are drawn on top at a fixed size (a dot of radius 3 and a
+// ring of radius 7), so that they stay visible however far the map is
 // scaled down; those outside the window are skipped. Colours are those of
 // RenderImage. It panics unless (x0, y0) is a cell of g and cols, rows,
 // step ≥ 1.
@@ -90,16 +90,16 @@ func RenderSampled(g *Grid, x0, y0, cols, rows, step int, pois []wf.POI, presenc
 			continue
 		}
 		cx, cy := at(p.X, p.Y)
-		disc(img, cx, cy, 3, palMarkerRim)
-		disc(img, cx, cy, 2, poiColor(p))
+		disc(img, cx, cy, 4, palMarkerRim)
+		disc(img, cx, cy, 3, poiColor(p))
 	}
 	for _, p := range presence {
 		if !in(p.X, p.Y) {
 			continue
 		}
 		cx, cy := at(p.X, p.Y)
-		ring(img, cx, cy, 6, 2, palWhite)
-		ring(img, cx, cy, 5, 3, palPresence)
+		ring(img, cx, cy, 8, 2, palWhite)
+		ring(img, cx, cy, 7, 3, palPresence)
 	}
 	return img
 }

@@ -49,8 +49,8 @@ type Level struct {
 // Layout is the geometry of a cols × rows grid's map. Level 0 is the
 // overview, one tile of the whole grid (at most OverviewMax pixels on a
 // side); levels 1 to len(Levels)-1 are tiled at TileMax pixels, each
-// twice as detailed as the one before, the last showing cells of
-// DeepCellPx pixels. A world small enough to be readable whole has only
+// more detailed than the one before (twice, but for the last step), the
+// last showing cells of DeepCellPx pixels. A world small enough to be readable whole has only
 // level 0.
 type Layout struct {
 	Cols, Rows int
