@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"time"
 
 	wf "github.com/worldforge-go/worldforge"
@@ -94,4 +95,16 @@ type AuditPage struct {
 	Entries []wf.AuditEntry
 	// NextSeq, when positive, is the BeforeSeq of the next page.
 	NextSeq int64
+}
+
+// ListReviewWorlds lists the worlds the caller owns or runs as GM, with
+// their pending-proposal counts (the console's home page).
+func (s *Service) ListReviewWorlds(ctx context.Context, r Request) ([]wf.WorldListing, error) {
+	return run(ctx, s, r, OpListReviewWorlds, func(c *call) ([]wf.WorldListing, error) {
+		list, err := s.store.ListReviewWorlds(ctx, c.owner)
+		if err != nil {
+			return nil, storeErr(err)
+		}
+		return list, nil
+	})
 }

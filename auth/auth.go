@@ -79,13 +79,17 @@ type Options struct {
 	CacheTTL time.Duration
 	// Now replaces the clock (tests).
 	Now func() time.Time
+	// SessionTTL is how long a console session lasts; 0 means
+	// DefaultSessionTTL.
+	SessionTTL time.Duration
 }
 
 // Authenticator verifies credentials and mints them.
 type Authenticator struct {
-	store Store
-	ttl   time.Duration
-	now   func() time.Time
+	store      Store
+	ttl        time.Duration
+	now        func() time.Time
+	sessionTTL time.Duration
 
 	mu    sync.Mutex
 	cache map[string]cacheEntry
@@ -117,6 +121,7 @@ func randomKey() ([]byte, error) {
 
 type cacheEntry struct {
 	actor   *worldforge.Actor
+	session *worldforge.Session // for a console session
 	expires time.Time
 }
 
@@ -124,8 +129,11 @@ const maxCacheEntries = 10000
 
 // New loads (or makes) the JWT signing key and returns an Authenticator.
 func New(ctx context.Context, store Store, opts *Options) (*Authenticator, error) {
-	a := &Authenticator{store: store, ttl: DefaultCacheTTL, now: time.Now, cache: map[string]cacheEntry{}}
+	a := &Authenticator{store: store, ttl: DefaultCacheTTL, now: time.Now, cache: map[string]cacheEntry{}, sessionTTL: DefaultSessionTTL}
 	if opts != nil {
+		if opts.SessionTTL > 0 {
+			a.sessionTTL = opts.SessionTTL
+		}
 		if opts.CacheTTL != 0 {
 			a.ttl = opts.CacheTTL
 		}
@@ -316,7 +324,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*worldf
 		a.mu.Lock()
 		e, ok := a.cache[token]
 		a.mu.Unlock()
-		if ok && now.Before(e.expires) {
+		if ok && now.Before(e.expires) && e.session == nil {
 			return e.actor, nil
 		}
 	}
@@ -338,18 +346,24 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*worldf
 		return nil, err
 	}
 	if a.ttl > 0 {
-		a.mu.Lock()
-		if len(a.cache) >= maxCacheEntries {
-			for k, e := range a.cache {
-				if !now.Before(e.expires) || len(a.cache) >= maxCacheEntries {
-					delete(a.cache, k)
-				}
-			}
-		}
-		a.cache[token] = cacheEntry{actor: actor, expires: expires}
-		a.mu.Unlock()
+		a.remember(token, cacheEntry{actor: actor, expires: expires}, now)
 	}
 	return actor, nil
+}
+
+// remember caches a verified credential or session, making room first
+// when the cache is full.
+func (a *Authenticator) remember(secret string, e cacheEntry, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.cache) >= maxCacheEntries {
+		for k, old := range a.cache {
+			if !now.Before(old.expires) || len(a.cache) >= maxCacheEntries {
+				delete(a.cache, k)
+			}
+		}
+	}
+	a.cache[secret] = e
 }
 
 func (a *Authenticator) verifyKey(ctx context.Context, secret string) (*worldforge.Actor, error) {

@@ -127,6 +127,24 @@ func (s *Server) guarded(next http.Handler) http.Handler {
 	return s.authenticated(limited)
 }
 
+// perIPLimited applies the rate and concurrency limits per remote IP to a
+// handler that does its own authentication (the web console).
+func (s *Server) perIPLimited(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := "console-ip:" + remoteIP(r)
+		if ok, wait := s.perCred.allow(key); !ok {
+			writeRateLimited(w, wait, "")
+			return
+		}
+		if !s.perCred.acquire(key) {
+			writeRateLimited(w, time.Second, "too many concurrent requests")
+			return
+		}
+		defer s.perCred.release(key)
+		next.ServeHTTP(w, r)
+	})
+}
+
 // writeForbiddenHost answers a request the Host/Origin check refused.
 func writeForbiddenHost(w http.ResponseWriter) {
 	writeError(w, &worldforge.Error{Code: worldforge.EForbiddenHost})

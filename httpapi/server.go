@@ -72,6 +72,18 @@ type Options struct {
 	// SeparateMetrics leaves GET /metrics off this handler: MetricsHandler
 	// serves it, on a listener of its own (serve --metrics-addr).
 	SeparateMetrics bool
+
+	// Console, when set, is the web console (package console), served on
+	// its own patterns next to /mcp and REST, behind the same Host/Origin
+	// check and the per-IP rate limit.
+	Console Console
+}
+
+// Console is a web UI mounted on the server's listener.
+type Console interface {
+	http.Handler
+	// Patterns are the ServeMux patterns it serves.
+	Patterns() []string
 }
 
 // Server is the HTTP handler.
@@ -152,6 +164,12 @@ func New(opts Options) *Server {
 	s.mux.Handle("/mcp", s.guarded(http.HandlerFunc(s.serveMCP)))
 	for _, rt := range s.routes() {
 		s.mux.Handle(rt.pattern, s.guarded(gate(rt.access, rt.handler)))
+	}
+	if opts.Console != nil {
+		h := s.perIPLimited(opts.Console)
+		for _, p := range opts.Console.Patterns() {
+			s.mux.Handle(p, h)
+		}
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, worldforge.ErrNotFound)

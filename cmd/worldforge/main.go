@@ -6,6 +6,8 @@
 //	worldforge key revoke KEY
 //	worldforge token --user USER_ID [--ttl 1h]
 //	worldforge token rotate-key
+//	worldforge login-link --user USER_ID [--ttl 15m] [--url URL]
+//	worldforge sessions revoke --user USER_ID
 //	worldforge world create --user USER_ID --name NAME [--template T] [--seed N|WORD] [--size S] [--populate=false]
 //	worldforge world render WORLD_ID -o map.png [--cell-px N]
 //	worldforge world add-gm WORLD_ID USER_ID
@@ -59,6 +61,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return e.user(ctx, rest)
 	case "key":
 		return e.key(ctx, rest)
+	case "login-link":
+		return e.loginLink(ctx, rest)
+	case "sessions":
+		return e.sessions(ctx, rest)
 	case "token":
 		return e.token(ctx, rest)
 	case "world":

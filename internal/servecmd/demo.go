@@ -25,8 +25,9 @@ const demoTokenTTL = 24 * time.Hour
 
 // seedDemo makes (or finds) the demo rows, mints a fresh API key with every
 // scope and a session JWT for the owner, and prints them with an MCP client
-// config to w.
-func seedDemo(ctx context.Context, db wf.Store, a *auth.Authenticator, baseURL string, w io.Writer) error {
+// config to w; with the console on (consoleURL set), a one-time sign-in
+// link for the owner too.
+func seedDemo(ctx context.Context, db wf.Store, a *auth.Authenticator, baseURL, consoleURL string, w io.Writer) error {
 	raw, err := db.Secret(ctx, "demo-ids", func() ([]byte, error) {
 		ids, err := CreateDemo(ctx, db)
 		if err != nil {
@@ -50,6 +51,14 @@ func seedDemo(ctx context.Context, db wf.Store, a *auth.Authenticator, baseURL s
 		return err
 	}
 	endpoint := baseURL + "/mcp"
+	login := ""
+	if consoleURL != "" {
+		link, _, err := a.CreateLoginLink(ctx, ids.Owner, demoTokenTTL)
+		if err != nil {
+			return err
+		}
+		login = fmt.Sprintf("  web console:   %s/ (sign in as the owner, once, within %s: %s/login/%s)\n", consoleURL, demoTokenTTL, consoleURL, link)
+	}
 	cfg, _ := json.MarshalIndent(map[string]any{
 		"mcpServers": map[string]any{
 			"worldforge": map[string]any{
@@ -67,10 +76,10 @@ func seedDemo(ctx context.Context, db wf.Store, a *auth.Authenticator, baseURL s
   world:         %s
   API key (owner, every scope): %s
   session JWT (owner, %s): %s
-
+%s
 MCP client config:
 %s
-`, endpoint, ids.Owner, ids.GM, ids.Player, ids.World, key, demoTokenTTL, jwt, cfg)
+`, endpoint, ids.Owner, ids.GM, ids.Player, ids.World, key, demoTokenTTL, jwt, login, cfg)
 	return nil
 }
 

@@ -7,15 +7,19 @@
 package servecmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
+	"strings"
 
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/console"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"github.com/worldforge-go/worldforge/internal/cli"
@@ -42,7 +46,7 @@ type Options struct {
 
 // Synopsis is serve's synopsis in the command tables: every flag of its
 // flag set but --bench-noop.
-const Synopsis = "[--addr HOST:PORT] [--db DSN] [--demo] [--log-level L] [--fast-path=false] [--sqlite-sync normal|full] [--cpuprofile FILE] " +
+const Synopsis = "[--addr HOST:PORT] [--db DSN] [--demo] [--console=false] [--public-url URL] [--log-level L] [--fast-path=false] [--sqlite-sync normal|full] [--cpuprofile FILE] " +
 	"[--rate-limit R] [--rate-burst N] [--max-concurrent N] [--allowed-hosts H1,H2] [--max-body-bytes N] [--max-header-bytes N] " +
 	"[--read-header-timeout D] [--read-timeout D] [--write-timeout D] [--idle-timeout D] [--max-streams-per-credential N] [--max-streams N] " +
 	"[--quotas=false] [--quota-worlds N] [--quota-cells N] [--quota-lore-entities N] [--quota-pending-proposals N] [--quota-keys N] " +
@@ -59,6 +63,8 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	dbf := e.DBFlag(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
 	demo := fs.Bool("demo", false, "create a demo owner, GM, player and world, and print credentials and an MCP client config")
+	consoleOn := fs.Bool("console", true, "serve the web console at / on --addr (false: only /mcp, REST and the probes)")
+	publicURL := fs.String("public-url", "", "the URL people reach the server at (https://…: the console's cookies are Secure); the base of login links (default: http://--addr)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	benchNoop := new(bool)
@@ -162,6 +168,18 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	if *fastPath {
 		opts.Tools = tools
 	}
+	if *publicURL != "" {
+		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return cli.UsageErrorf("--public-url %q is not an http(s) URL", *publicURL)
+		}
+	}
+	if *consoleOn {
+		con, err := console.New(ctx, console.Options{Store: db, Auth: authn, Logger: logger, PublicURL: *publicURL})
+		if err != nil {
+			return err
+		}
+		opts.Console = con
+	}
 	api := httpapi.New(opts)
 
 	ln, err := net.Listen("tcp", *addr)
@@ -170,7 +188,11 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	}
 	baseURL := "http://" + ln.Addr().String()
 	if *demo {
-		if err := seedDemo(ctx, db, authn, baseURL, e.Stdout); err != nil {
+		consoleURL := ""
+		if *consoleOn {
+			consoleURL = cmp.Or(strings.TrimSuffix(*publicURL, "/"), baseURL)
+		}
+		if err := seedDemo(ctx, db, authn, baseURL, consoleURL, e.Stdout); err != nil {
 			ln.Close()
 			return fmt.Errorf("demo: %w", err)
 		}

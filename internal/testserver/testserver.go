@@ -16,6 +16,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/console"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/mcpserver"
 	"github.com/worldforge-go/worldforge/sqlstore"
@@ -28,6 +29,8 @@ type Server struct {
 	DB    *sqlstore.DB
 	Auth  *auth.Authenticator
 	Tools *mcpserver.Server
+	// Console is the web console (Config.Console), or nil.
+	Console *console.Console
 
 	// The cast and the world they share.
 	Owner, GM, Player, Stranger *wf.User
@@ -62,6 +65,10 @@ type Config struct {
 	// AuthNow replaces the authenticator's clock (auth.Options.Now); nil
 	// is time.Now.
 	AuthNow func() time.Time
+	// Console serves the web console too (serve's default).
+	Console bool
+	// LiveInterval is the console's console.Options.LiveInterval.
+	LiveInterval time.Duration
 }
 
 // StartWith is Start with a Config.
@@ -80,8 +87,16 @@ func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 	if cfg.NoFastPath {
 		opts.Tools = nil
 	}
+	var con *console.Console
+	if cfg.Console {
+		con, err = console.New(ctx, console.Options{Store: db, Auth: a, Logger: cfg.Logger, LiveInterval: cfg.LiveInterval})
+		if err != nil {
+			t.Fatalf("console: %v", err)
+		}
+		opts.Console = con
+	}
 	api := httpapi.New(opts)
-	s := &Server{URL: Listen(t, api), API: api, DB: db, Auth: a, Tools: tools}
+	s := &Server{URL: Listen(t, api), API: api, DB: db, Auth: a, Tools: tools, Console: con}
 	s.seed(t)
 	return s
 }
@@ -189,4 +204,14 @@ func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	return base.RoundTrip(r)
+}
+
+// LoginLink returns a one-time console sign-in URL for the user.
+func (s *Server) LoginLink(t testing.TB, u *wf.User) string {
+	t.Helper()
+	link, _, err := s.Auth.CreateLoginLink(context.Background(), u.ID, 0)
+	if err != nil {
+		t.Fatalf("login link: %v", err)
+	}
+	return s.URL + "/login/" + link
 }
