@@ -167,3 +167,44 @@ func (l *Layout) TileSize(z, x, y int) (w, h int, err error) {
 	w, h = engine.ImageSize(r.Dx(), r.Dy(), lv.CellPx)
 	return w, h, nil
 }
+
+// Child is a tile of the next level and the part of its parent's
+// picture it covers, in the parent picture's pixels (approximate at the
+// hexagons' edges): what a click on the parent zooms into.
+type Child struct {
+	X, Y int
+	Area image.Rectangle
+}
+
+// Children returns the tiles of level z+1 that tile (x, y) of level z
+// covers (none on the deepest level). Errors: as TileCells.
+func (l *Layout) Children(z, x, y int) ([]Child, error) {
+	r, err := l.TileCells(z, x, y)
+	if err != nil || z+1 >= len(l.Levels) {
+		return nil, err
+	}
+	w, h, _ := l.TileSize(z, x, y)
+	lv := l.Levels[z+1]
+	px := func(c, lo, span, size int) int { return (c - lo) * size / span }
+	var out []Child
+	for ty := r.Min.Y / lv.TileRows; ty*lv.TileRows < r.Max.Y; ty++ {
+		for tx := r.Min.X / lv.TileCols; tx*lv.TileCols < r.Max.X; tx++ {
+			cr, _ := l.TileCells(z+1, tx, ty)
+			in := cr.Intersect(r)
+			out = append(out, Child{X: tx, Y: ty, Area: image.Rect(
+				px(in.Min.X, r.Min.X, r.Dx(), w), px(in.Min.Y, r.Min.Y, r.Dy(), h),
+				px(in.Max.X, r.Min.X, r.Dx(), w), px(in.Max.Y, r.Min.Y, r.Dy(), h))})
+		}
+	}
+	return out, nil
+}
+
+// Centre returns the cell at the centre of tile (x, y) of level z.
+// Errors: as TileCells.
+func (l *Layout) Centre(z, x, y int) (cx, cy int, err error) {
+	r, err := l.TileCells(z, x, y)
+	if err != nil {
+		return 0, 0, err
+	}
+	return (r.Min.X + r.Max.X - 1) / 2, (r.Min.Y + r.Max.Y - 1) / 2, nil
+}

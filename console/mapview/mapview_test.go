@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"image/png"
 	"sync/atomic"
 	"testing"
@@ -272,3 +273,55 @@ func benchTile(b *testing.B, pick func(*Layout) (z, x, y int)) {
 }
 
 var badRequest = &wf.Error{Code: wf.EBadRequest}
+
+func TestChildren(t *testing.T) {
+	for _, size := range [][2]int{{4096, 4096}, {128, 96}, {3000, 17}} {
+		l, err := NewLayout(size[0], size[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// From the overview down the centre: the children tile the parent.
+		x, y := 0, 0
+		for z := 0; z < l.Depth(); z++ {
+			kids, err := l.Children(z, x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if z == l.Depth()-1 {
+				if len(kids) != 0 {
+					t.Errorf("%v: deepest level has %d children", size, len(kids))
+				}
+				break
+			}
+			w, h, _ := l.TileSize(z, x, y)
+			area := 0
+			for _, k := range kids {
+				if !k.Area.In(image.Rect(0, 0, w, h)) || k.Area.Empty() {
+					t.Errorf("%v level %d: child %+v outside %d×%d", size, z, k, w, h)
+				}
+				area += k.Area.Dx() * k.Area.Dy()
+			}
+			if area != w*h {
+				t.Errorf("%v level %d: children cover %d of %d pixels", size, z, area, w*h)
+			}
+			cx, cy, _ := l.Centre(z, x, y)
+			if x, y, err = l.TileOf(z+1, cx, cy); err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, k := range kids {
+				found = found || (k.X == x && k.Y == y)
+			}
+			if !found {
+				t.Errorf("%v level %d: the centre's tile (%d, %d) is not a child", size, z, x, y)
+			}
+		}
+	}
+	l, _ := NewLayout(10, 10)
+	if _, err := l.Children(5, 0, 0); !errors.Is(err, badRequest) {
+		t.Errorf("Children of a bad level: %v", err)
+	}
+	if _, _, err := l.Centre(0, 1, 0); !errors.Is(err, badRequest) {
+		t.Errorf("Centre of a bad tile: %v", err)
+	}
+}
