@@ -171,7 +171,9 @@ func (s *Service) findUser(ctx context.Context, who string) (*wf.User, error) {
 }
 
 // RemoveWorldMember removes a user from a world's members, for the
-// world's owner only; a user who is not a member is not_found.
+// world's owner only. Errors: not_found for everyone else (as for a
+// missing world), and, for the owner, not_found naming a user who is not
+// a member.
 func (s *Service) RemoveWorldMember(ctx context.Context, r Request, worldID, userID string) error {
 	_, err := run(ctx, s, r, OpRemoveWorldMember, func(c *call) (struct{}, error) {
 		if err := s.worldOwner(ctx, c, worldID); err != nil {
@@ -181,6 +183,9 @@ func (s *Service) RemoveWorldMember(ctx context.Context, r Request, worldID, use
 			return struct{}{}, wf.BadRequest("name the member to remove")
 		}
 		if err := s.store.RemoveWorldMember(ctx, worldID, userID); err != nil {
+			if wf.ErrorCode(err) == wf.ENotFound {
+				return struct{}{}, wf.Errorf(wf.ENotFound, "that user is not a member of this world")
+			}
 			return struct{}{}, storeErr(err)
 		}
 		c.target("world_member", userID, worldID)

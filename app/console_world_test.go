@@ -210,7 +210,7 @@ func TestWorldMembers(t *testing.T) {
 			{"stranger removes", as(f.stranger, rvia, wf.ScopeWorldWrite), newcomer.ID, "not_found"},
 			{"owner without world:write", as(f.owner, rvia, wf.ScopeWorldRead), newcomer.ID, "missing_scopes:world:write"},
 			{"no user", as(f.owner, rvia, wf.ScopeWorldWrite), "", "bad_request: name the member to remove"},
-			{"not a member", as(f.owner, rvia, wf.ScopeWorldWrite), f.stranger.ID, "not_found"},
+			{"not a member", as(f.owner, rvia, wf.ScopeWorldWrite), f.stranger.ID, "not_found: that user is not a member of this world"},
 		} {
 			if err := f.svc.RemoveWorldMember(ctx, c.r, f.world.ID, c.user); code(err) != c.want {
 				t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
