@@ -412,7 +412,7 @@ func (p *worldPages) addMember(w http.ResponseWriter, r *http.Request, v *visit)
 		p.formErr(w, r, v, id, err)
 		return
 	}
-	p.c.redirect(w, r, "/w/"+url.PathEscape(id)+"#members", fmt.Sprintf("%s is now a %s of this world.", m.Name, roleName(m.Role)))
+	p.c.redirect(w, r, "/w/"+url.PathEscape(id)+"#members", fmt.Sprintf("%s is now %s of this world.", m.Name, withArticle(roleName(m.Role))))
 }
 
 // removeMember serves POST /w/{world}/members/{user}/remove.
@@ -445,6 +445,14 @@ func memberErrText(e *wf.Error) string {
 		return upperFirst(e.Detail) + "."
 	}
 	return errorText(e)
+}
+
+// withArticle is a role name with its indefinite article.
+func withArticle(role string) string {
+	if role == wf.RoleObserver {
+		return "an " + role
+	}
+	return "a " + role
 }
 
 func roleName(role string) string {
