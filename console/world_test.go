@@ -150,7 +150,7 @@ func TestWorldPageBadInput(t *testing.T) {
 		if p.status != c.status {
 			t.Errorf("GET %s: %d, want %d\n%s", c.path, p.status, c.status, p.body)
 		}
-		if c.status == http.StatusBadRequest && !strings.Contains(p.body, "map") {
+		if c.status == http.StatusBadRequest && !strings.Contains(p.body, `<p class="message">Map `) {
 			t.Errorf("GET %s: the message does not say what was wrong:\n%s", c.path, p.body)
 		}
 	}
@@ -239,7 +239,7 @@ func TestWorldPageWho(t *testing.T) {
 		{base + "/members", url.Values{"user": {s.Stranger.ID}, "role": {"gm"}}},
 		{base + "/members/" + s.Player.ID + "/remove", nil},
 	} {
-		if p := gm.post(base, post.path, post.form); p.status != http.StatusNotFound {
+		if p := gm.post("/", post.path, post.form); p.status != http.StatusNotFound {
 			t.Errorf("GM POST %s: %d, want 404", post.path, p.status)
 		}
 	}
@@ -250,6 +250,7 @@ func TestWorldPageWho(t *testing.T) {
 	for _, u := range []*wf.User{s.Player, s.Stranger} {
 		b := newBrowser(t, s.URL)
 		b.signIn(s.LoginLink(t, u))
+		b.get("/") // shows the sign-in's flash
 		missing := b.get("/w/world_missing")
 		for _, path := range []string{base, base + "/map.png", base + "/map.png?z=0&x=0&y=0", base + "/wiki/" + s.Page.ID} {
 			p := b.get(path)
@@ -310,18 +311,19 @@ func TestWorldMemberForms(t *testing.T) {
 			{url.Values{"user": {"Owner"}, "role": {"gm"}}, "You own this world: the owner cannot also be a member."},
 			{url.Values{"user": {"<script>alert(1)</script>"}, "role": {"gm"}}, "&lt;script&gt;alert(1)&lt;/script&gt;"},
 		} {
+			c.form.Set("csrf", csrfOf(t, b.get("/").body))
 			before := s.Fingerprint(t)
-			p := b.post(base, base+"/members", c.form)
+			p := b.do("POST", base+"/members", c.form)
 			if p.status != http.StatusSeeOther || p.header.Get("Location") != base+"#members" {
 				t.Errorf("%v: %d %s", c.form, p.status, p.header.Get("Location"))
 				continue
 			}
+			if changed := testserver.Changed(before, s.Fingerprint(t)); len(changed) != 0 {
+				t.Errorf("%v changed %v", c.form, changed)
+			}
 			page := b.get(base)
 			if !strings.Contains(page.body, `class="flash error" role="alert">`) || !strings.Contains(page.body, c.want) {
 				t.Errorf("%v: the page does not say %q", c.form, c.want)
-			}
-			if changed := testserver.Changed(before, s.Fingerprint(t)); len(changed) != 0 {
-				t.Errorf("%v changed %v", c.form, changed)
 			}
 		}
 		if members() != start {
@@ -377,7 +379,12 @@ func TestWorldMemberForms(t *testing.T) {
 			t.Errorf("members after add and remove: %s, want %s", members(), start)
 		}
 		// Removing again: a clear message, nothing changed.
-		p = b.post(base, base+"/members/"+added+"/remove", nil)
+		token := csrfOf(t, b.get("/").body)
+		before = s.Fingerprint(t)
+		p = b.do("POST", base+"/members/"+added+"/remove", url.Values{"csrf": {token}})
+		if changed := testserver.Changed(before, s.Fingerprint(t)); len(changed) != 0 {
+			t.Errorf("removing a non-member changed %v", changed)
+		}
 		if p.status != http.StatusSeeOther || !strings.Contains(b.get(base).body, "That user is not a member of this world.") {
 			t.Errorf("removing a non-member: %d", p.status)
 		}

@@ -129,7 +129,7 @@ func (l *Layout) OverviewSize() (w, h int) {
 // bad_request for a level or cell outside the map.
 func (l *Layout) TileOf(z, x, y int) (tx, ty int, err error) {
 	if z < 0 || z >= len(l.Levels) {
-		return 0, 0, wf.BadRequest("zoom level must be 0 to %d, got %d", len(l.Levels)-1, z)
+		return 0, 0, wf.BadRequest("map zoom level must be 0 to %d, got %d", len(l.Levels)-1, z)
 	}
 	if x < 0 || y < 0 || x >= l.Cols || y >= l.Rows {
 		return 0, 0, wf.BadRequest("cell (%d, %d) is outside the %d×%d grid", x, y, l.Cols, l.Rows)
@@ -142,11 +142,11 @@ func (l *Layout) TileOf(z, x, y int) (tx, ty int, err error) {
 // bad_request for a level or tile outside the map.
 func (l *Layout) TileCells(z, x, y int) (image.Rectangle, error) {
 	if z < 0 || z >= len(l.Levels) {
-		return image.Rectangle{}, wf.BadRequest("zoom level must be 0 to %d, got %d", len(l.Levels)-1, z)
+		return image.Rectangle{}, wf.BadRequest("map zoom level must be 0 to %d, got %d", len(l.Levels)-1, z)
 	}
 	lv := l.Levels[z]
 	if x < 0 || y < 0 || x >= lv.TilesX || y >= lv.TilesY {
-		return image.Rectangle{}, wf.BadRequest("tile (%d, %d) is outside level %d's %d×%d tiles", x, y, z, lv.TilesX, lv.TilesY)
+		return image.Rectangle{}, wf.BadRequest("map tile (%d, %d) is outside zoom level %d's %d×%d tiles", x, y, z, lv.TilesX, lv.TilesY)
 	}
 	x0, y0 := x*lv.TileCols, y*lv.TileRows
 	return image.Rect(x0, y0, min(x0+lv.TileCols, l.Cols), min(y0+lv.TileRows, l.Rows)), nil
