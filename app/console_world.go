@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"strings"
 
 	wf "github.com/worldforge-go/worldforge"
@@ -38,22 +36,15 @@ func (d *WorldMapData) Grid(ctx context.Context) (*engine.Grid, error) {
 	if d.doc != nil {
 		return engine.DocGrid(d.doc)
 	}
-	w, _, rd, err := d.s.store.StreamWorld(ctx, d.World.ID)
+	// One snapshot of the world row and its document's pieces.
+	w, _, err := d.s.store.ReadWorld(ctx, d.World.ID)
 	if err != nil {
 		return nil, storeErr(err)
-	}
-	doc := w.JSON
-	if rd != nil {
-		defer rd.Close()
-		doc = make([]byte, rd.Info().Len)
-		if _, err := io.ReadFull(rd, doc); err != nil {
-			return nil, fmt.Errorf("read world document: %w", err)
-		}
 	}
 	if w.Version != d.World.Version {
 		return nil, wf.Errorf(wf.EConflict, "the world changed while its map was read; reload the page")
 	}
-	return engine.DocGrid(doc)
+	return engine.DocGrid(w.JSON)
 }
 
 // WorldMap reads what a world's map is drawn from, for its owner or a
