@@ -54,7 +54,9 @@ type worldData struct {
 	World   *wf.World
 	Role    string
 	IsOwner bool
-	Base    string // "/w/<id>"
+	// CanManage: the owner, with a session that may change the world.
+	CanManage bool
+	Base      string // "/w/<id>"
 
 	Map    *mapData
 	NoMap  string // why there is no map
@@ -133,7 +135,8 @@ func (p *worldPages) world(w http.ResponseWriter, r *http.Request, v *visit) {
 	q := r.URL.Query()
 	base := "/w/" + url.PathEscape(m.World.ID)
 	d := &worldData{World: m.World, Role: m.Role, IsOwner: m.Role == wf.RoleOwner, Base: base,
-		POIs: len(m.POIs), Roles: []string{wf.RoleGM, wf.RolePlayer, wf.RoleObserver}}
+		CanManage: m.Role == wf.RoleOwner && v.Can(wf.ScopeWorldWrite),
+		POIs:      len(m.POIs), Roles: []string{wf.RoleGM, wf.RolePlayer, wf.RoleObserver}}
 
 	if layout, err := mapview.NewLayout(m.World.Cols, m.World.Rows); err != nil {
 		d.NoMap = "This world has no grid to draw."

@@ -390,3 +390,51 @@ func TestWorldMemberForms(t *testing.T) {
 		}
 	})
 }
+
+// TestWorldPageLists pages through the wiki list, and shows what a
+// session signed in with a limited API key cannot read or change.
+func TestWorldPageLists(t *testing.T) {
+	db := dbtest.Open(t)
+	s := startConsole(t, db)
+	ctx := context.Background()
+	for i := range 30 {
+		p := &wf.WikiPage{WorldID: s.World.ID, Title: fmt.Sprintf("Page %02d", i), Body: "b", Kind: wf.WikiKindLore, Audience: wf.AudienceGM}
+		if err := db.CreateWikiPage(ctx, p, s.Owner.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newBrowser(t, s.URL)
+	b.signIn(s.LoginLink(t, s.Owner))
+	base := "/w/" + s.World.ID
+	link := regexp.MustCompile(`<li id="wp-[^"]+"><a href="[^"]+">`)
+	next := regexp.MustCompile(`<a rel="next" href="([^"]+)">Next page</a>`)
+	p := b.get(base)
+	seen := len(link.FindAllString(p.body, -1))
+	m := next.FindStringSubmatch(p.body)
+	if seen != 25 || m == nil {
+		t.Fatalf("first page: %d pages, next link %v", seen, m)
+	}
+	p = b.get(strings.ReplaceAll(m[1], "&amp;", "&"))
+	if n := len(link.FindAllString(p.body, -1)); p.status != http.StatusOK || n != 6 || next.MatchString(p.body) {
+		t.Errorf("second page: %d, %d pages", p.status, n)
+	}
+	if p := b.get(base + "?wiki=not-a-cursor"); p.status != http.StatusOK || !strings.Contains(p.body, "Cursor: not a next_cursor") {
+		t.Errorf("bad wiki cursor: %d", p.status)
+	}
+
+	// A session of a key with world:read only.
+	key := s.Key(t, s.Owner, wf.ScopeWorldRead)
+	kb := newBrowser(t, s.URL)
+	if p := kb.post("/signin", "/signin", url.Values{"credential": {key}}); p.status != http.StatusSeeOther {
+		t.Fatalf("sign in with key: %d", p.status)
+	}
+	p = kb.get(base)
+	for _, want := range []string{"<h1>Testworld</h1>", "it lacks wiki:read", "it lacks atlas:read", `id="lore-factions"`, "Your session cannot change members (it lacks world:write)."} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("limited session's page lacks %q", want)
+		}
+	}
+	if strings.Contains(p.body, "Add member") || strings.Contains(p.body, "/remove") {
+		t.Error("a session without world:write is offered the member forms")
+	}
+}
