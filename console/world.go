@@ -151,7 +151,10 @@ func (p *worldPages) world(w http.ResponseWriter, r *http.Request, v *visit) {
 		}
 	}
 
-	names := map[string]string{v.User.ID: v.User.Name}
+	names := map[string]string{}
+	if v.User != nil {
+		names[v.User.ID] = v.User.Name
+	}
 	members, err := c.app.ListWorldMembers(ctx, v.req(), id)
 	if err != nil {
 		d.MembersErr = sectionErr(err)
@@ -197,7 +200,8 @@ func (p *worldPages) world(w http.ResponseWriter, r *http.Request, v *visit) {
 }
 
 // tileParams reads z, x and y from a query: all absent is the overview
-// (0, 0, 0); otherwise each must be a whole number.
+// (0, 0, 0); otherwise z must be a whole number, and x and y too unless
+// absent or empty (0).
 func tileParams(q url.Values) (z, x, y int, err error) {
 	if !q.Has("z") && !q.Has("x") && !q.Has("y") {
 		return 0, 0, 0, nil

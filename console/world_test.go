@@ -58,6 +58,11 @@ func TestWorldPageOwner(t *testing.T) {
 		if err := db.SetPresence(ctx, &wf.Presence{WorldID: s.World.ID, UserID: s.Player.ID, X: 5, Y: 6}); err != nil {
 			t.Fatal(err)
 		}
+		// A lore entity with an integrity issue.
+		if err := db.UpsertLore(ctx, &wf.LoreEntity{WorldID: s.World.ID, Collection: "deities", ID: "zeus", Name: "Zeus",
+			JSON: json.RawMessage(`{"id":"zeus","name":"Zeus","pantheon":"nowhere"}`)}); err != nil {
+			t.Fatal(err)
+		}
 		b := newBrowser(t, s.URL)
 		b.signIn(s.LoginLink(t, s.Owner))
 		base := "/w/" + s.World.ID
@@ -69,6 +74,7 @@ func TestWorldPageOwner(t *testing.T) {
 			"<h1>Testworld</h1>", "16 × 12 cells", `src="` + base + `/map.png"`, `id="m-` + s.GM.ID + `"`, `id="m-` + s.Player.ID + `"`,
 			`action="` + base + `/members"`, `action="` + base + `/members/` + s.Player.ID + `/remove"`, "Add member",
 			`href="` + base + `/wiki/` + s.Page.ID + `"`, "The Wardens", "Aldmere", `id="lore-factions"`, "Player at (5, 6)",
+			"1 issue:", "invalid_entity", "deities/zeus", `unknown field &#34;pantheon&#34;`,
 		} {
 			if !strings.Contains(p.body, want) {
 				t.Errorf("world page lacks %q", want)
