@@ -100,4 +100,3 @@ func TestBrowserWorldPage(t *testing.T) {
 		}
 	}
 }
-
