@@ -9,7 +9,9 @@
 // (engine.Grid.Window, then engine.RenderImage). Encoded PNGs are kept in
 // a small LRU cache with a byte budget, keyed by world, version, overlay
 // (POIs and presence) and tile; the parsed grids they are drawn from in
-// another, so zooming into a large world parses its document once.
+// another, so zooming into a large world parses its document once; at
+// most Options.Loads grids are read at a time, and concurrent requests
+// for the same grid share one read.
 //
 // The drawing uses the engine's own renderer and the standard library's
 // image/png; no other library is needed.

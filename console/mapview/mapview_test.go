@@ -325,3 +325,43 @@ func TestChildren(t *testing.T) {
 		t.Errorf("Centre of a bad tile: %v", err)
 	}
 }
+
+// TestRendererConcurrent draws from many goroutines: one load per grid,
+// never more loads at once than Options.Loads.
+func TestRendererConcurrent(t *testing.T) {
+	l, _ := NewLayout(300, 200)
+	var now, most, loads atomic.Int32
+	r := NewRenderer(Options{Loads: 2})
+	maps := make([]*Map, 5)
+	for i := range maps {
+		maps[i] = &Map{WorldID: fmt.Sprint("w", i), Version: 1, Layout: l, Grid: func(context.Context) (*engine.Grid, error) {
+			n := now.Add(1)
+			defer now.Add(-1)
+			for {
+				m := most.Load()
+				if n <= m || most.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			loads.Add(1)
+			g := engine.NewGrid(300, 200)
+			g.Fill(engine.Forest, 2)
+			return g, nil
+		}}
+	}
+	done := make(chan error)
+	for i := range 40 {
+		go func() {
+			_, err := r.PNG(context.Background(), maps[i%len(maps)], 0, 0, 0)
+			done <- err
+		}()
+	}
+	for range 40 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if most.Load() > 2 || loads.Load() != int32(len(maps)) {
+		t.Errorf("%d loads, at most %d at once", loads.Load(), most.Load())
+	}
+}

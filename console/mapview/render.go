@@ -71,6 +71,10 @@ type Options struct {
 	// one 4096×4096 grid takes 32 MiB). A grid larger than the budget is
 	// drawn from and not kept.
 	GridBytes int64
+	// Loads bounds how many grids are read and parsed at once (default
+	// 2): reading a 4096×4096 world holds its 33 MB document and 32 MB
+	// grid until it is parsed.
+	Loads int
 }
 
 // Renderer draws maps into PNGs and caches them. It is safe for
@@ -81,6 +85,7 @@ type Renderer struct {
 
 	mu      sync.Mutex
 	loading map[string]*flight // grids being loaded, by key
+	loads   chan struct{}      // one token per grid load under way
 	enc     png.Encoder
 }
 
@@ -99,10 +104,14 @@ func NewRenderer(o Options) *Renderer {
 	if o.GridBytes <= 0 {
 		o.GridBytes = 40 << 20
 	}
+	if o.Loads <= 0 {
+		o.Loads = 2
+	}
 	return &Renderer{
 		pngs:    newLRU[[]byte](o.PNGBytes),
 		grids:   newLRU[*engine.Grid](o.GridBytes),
 		loading: map[string]*flight{},
+		loads:   make(chan struct{}, o.Loads),
 		enc:     png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &bufferPool{}},
 	}
 }
@@ -159,7 +168,13 @@ func (r *Renderer) grid(ctx context.Context, m *Map) (*engine.Grid, error) {
 	r.loading[key] = f
 	r.mu.Unlock()
 
-	f.g, f.err = m.Grid(ctx)
+	select {
+	case r.loads <- struct{}{}:
+		f.g, f.err = m.Grid(ctx)
+		<-r.loads
+	case <-ctx.Done():
+		f.err = ctx.Err()
+	}
 	if f.err == nil {
 		size := int64(64)
 		if !f.g.Blank() {
