@@ -100,6 +100,12 @@ func begin(r Request, op string) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An operation an MCP tool serves names the tool in its audit row
+	// whatever it came through (the console's create-world form is
+	// create_world), next to the route that served it.
+	if r.Via.Tool == "" {
+		r.Via.Tool = row.Tool
+	}
 	return &call{req: r, row: row, owner: owner}, nil
 }
 

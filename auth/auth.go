@@ -8,7 +8,9 @@
 //     the hash found is compared again with subtle.ConstantTimeCompare; the
 //     secret itself is never compared, logged or stored. A verified key is
 //     cached for at most CacheTTL (default 500 ms), which bounds how long a
-//     revocation through another replica takes to be honoured.
+//     revocation through another replica takes to be honoured. A key's
+//     use is recorded in the store (LastUsedAt) when it is verified, at
+//     most once per TouchEvery per key and server.
 //   - Session JWTs (HS256, via github.com/golang-jwt/jwt/v5) signed with a
 //     key kept in the store (secret "jwt-signing-key", made on first start),
 //     so a token minted by the CLI validates in every server on that
@@ -34,6 +36,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +85,9 @@ type Options struct {
 	// SessionTTL is how long a console session lasts; 0 means
 	// DefaultSessionTTL.
 	SessionTTL time.Duration
+	// Logger receives the errors of recording a key's use (nil:
+	// slog.Default()).
+	Logger *slog.Logger
 }
 
 // Authenticator verifies credentials and mints them.
@@ -93,6 +99,11 @@ type Authenticator struct {
 
 	mu    sync.Mutex
 	cache map[string]cacheEntry
+
+	log        *slog.Logger
+	touchMu    sync.Mutex
+	touched    map[string]time.Time // key id → when its use was last recorded
+	maxTouched int
 
 	keyMu     sync.Mutex
 	jwtKey    signingKey
@@ -127,12 +138,23 @@ type cacheEntry struct {
 
 const maxCacheEntries = 10000
 
+// TouchEvery is how often a key's use is recorded (TouchAPIKey) at most,
+// per key and per server: LastUsedAt is right to within about that.
+const TouchEvery = time.Minute
+
+// maxTouched bounds the map of keys recently recorded.
+const maxTouched = 10000
+
 // New loads (or makes) the JWT signing key and returns an Authenticator.
 func New(ctx context.Context, store Store, opts *Options) (*Authenticator, error) {
-	a := &Authenticator{store: store, ttl: DefaultCacheTTL, now: time.Now, cache: map[string]cacheEntry{}, sessionTTL: DefaultSessionTTL}
+	a := &Authenticator{store: store, ttl: DefaultCacheTTL, now: time.Now, cache: map[string]cacheEntry{}, sessionTTL: DefaultSessionTTL,
+		log: slog.Default(), touched: map[string]time.Time{}, maxTouched: maxTouched}
 	if opts != nil {
 		if opts.SessionTTL > 0 {
 			a.sessionTTL = opts.SessionTTL
+		}
+		if opts.Logger != nil {
+			a.log = opts.Logger
 		}
 		if opts.CacheTTL != 0 {
 			a.ttl = opts.CacheTTL
@@ -385,7 +407,38 @@ func (a *Authenticator) verifyKey(ctx context.Context, secret string) (*worldfor
 	if err != nil {
 		return nil, err
 	}
+	a.touch(ctx, k.ID)
 	return &worldforge.Actor{UserID: owner, KeyID: k.ID, Kind: worldforge.CredentialAPIKey, Scopes: k.Scopes}, nil
+}
+
+// touch records the key's use in the store, unless this server recorded
+// it less than TouchEvery ago (answers from the cache are not recorded
+// either: the cache lives far shorter than TouchEvery). A failure is
+// logged and the request goes on: the record is informational. The map
+// of recent records is bounded: when full, the entries older than
+// TouchEvery go, and if none is, all of them (a few extra writes).
+func (a *Authenticator) touch(ctx context.Context, keyID string) {
+	now := a.now()
+	a.touchMu.Lock()
+	if last, ok := a.touched[keyID]; ok && !now.Before(last) && now.Sub(last) < TouchEvery {
+		a.touchMu.Unlock()
+		return
+	}
+	if len(a.touched) >= a.maxTouched {
+		for k, t := range a.touched {
+			if now.Sub(t) >= TouchEvery || now.Before(t) {
+				delete(a.touched, k)
+			}
+		}
+		if len(a.touched) >= a.maxTouched {
+			clear(a.touched)
+		}
+	}
+	a.touched[keyID] = now
+	a.touchMu.Unlock()
+	if err := a.store.TouchAPIKey(ctx, keyID, now); err != nil {
+		a.log.WarnContext(ctx, "auth: recording an api key's use failed", "key", keyID, "err", err)
+	}
 }
 
 func (a *Authenticator) verifyJWT(ctx context.Context, token string) (*worldforge.Actor, time.Time, error) {

@@ -618,3 +618,87 @@ func TestRotateKey(t *testing.T) {
 		wantUnauthorized(t, a1, fresh, "after a second rotation elsewhere")
 	})
 }
+
+// TestKeyUseRecorded checks that a verified key's use is written to the
+// store at most once per TouchEvery per key, and that the map of recent
+// records stays bounded.
+func TestKeyUseRecorded(t *testing.T) {
+	db := dbtest.Open(t)
+	clk := newClock()
+	// The cache is off so that every Authenticate verifies the key.
+	a := newAuth(t, db, &auth.Options{CacheTTL: -1, Now: clk.Now})
+	u := newUser(t, db, "Ada")
+	ctx := context.Background()
+	secret, k, err := a.MintKey(ctx, u.ID, "laptop", []string{wf.ScopeAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastUsed := func() *time.Time {
+		t.Helper()
+		got, err := db.FindAPIKeyByID(ctx, k.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.LastUsedAt
+	}
+	if lu := lastUsed(); lu != nil {
+		t.Fatalf("a new key has LastUsedAt %v", lu)
+	}
+	authenticate := func() {
+		t.Helper()
+		if _, err := a.Authenticate(ctx, secret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := clk.Now()
+	authenticate()
+	if lu := lastUsed(); lu == nil || !lu.Equal(first) {
+		t.Fatalf("LastUsedAt = %v, want %v", lu, first)
+	}
+	// Within the minute: verified again, not recorded again.
+	clk.Advance(auth.TouchEvery - time.Second)
+	authenticate()
+	if lu := lastUsed(); !lu.Equal(first) {
+		t.Errorf("LastUsedAt = %v within a minute, want %v", lu, first)
+	}
+	// A minute after the record: recorded.
+	clk.Advance(time.Second)
+	authenticate()
+	if lu := lastUsed(); !lu.Equal(clk.Now()) {
+		t.Errorf("LastUsedAt = %v after a minute, want %v", lu, clk.Now())
+	}
+	// A refused key records nothing.
+	if err := a.RevokeKey(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * auth.TouchEvery)
+	before := lastUsed()
+	wantUnauthorized(t, a, secret, "revoked")
+	if lu := lastUsed(); !lu.Equal(*before) {
+		t.Errorf("a refused key's use was recorded: %v", lu)
+	}
+
+	// The map is bounded: with room for two, a third key makes room.
+	a.SetMaxTouchedForTest(2)
+	var secrets []string
+	for range 3 {
+		secrets = append(secrets, createKey(t, a, u.ID, wf.ScopeAll))
+	}
+	for _, s := range secrets {
+		if _, err := a.Authenticate(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		if n := a.TouchedForTest(); n > 2 {
+			t.Errorf("%d keys remembered, bound 2", n)
+		}
+	}
+	for i, s := range secrets {
+		k, err := db.FindAPIKeyByHash(ctx, auth.HashKey(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.LastUsedAt == nil || !k.LastUsedAt.Equal(clk.Now()) {
+			t.Errorf("key %d: LastUsedAt %v, want %v", i, k.LastUsedAt, clk.Now())
+		}
+	}
+}

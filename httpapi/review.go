@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 //	GET  /worlds/{id}/proposals?status=&changeset=&limit=   {"proposals":[…]}, newest first
 //	GET  /proposals/{id}                                     the proposal
 //	POST /proposals/{id}/commit                              the commit result
-//	POST /proposals/{id}/reject                              the rejected proposal
+//	POST /proposals/{id}/reject                              the rejected proposal; optional body {"reason":"…"}
 //	POST /worlds/{id}/changesets/{changeset}/commit          {"results":[…]}: every pending proposal of the changeset, all or none
 //
 // Changeset ids are scoped to their world (for a quest or encounter
@@ -89,8 +90,32 @@ func (s *Server) commitProposal(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
+const rejectRoute = "POST /proposals/{id}/reject"
+
+// rejectRequest is the optional body of POST /proposals/{id}/reject.
+type rejectRequest struct {
+	Reason string `json:"reason"`
+}
+
 func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request) {
-	p, err := s.app.RejectProposal(r.Context(), request(r), r.PathValue("id"), "")
+	// The body is read only once the caller is admitted (scopes, owner),
+	// as the other bodies are read inside their operation.
+	req := request(r)
+	row, ok := app.RouteAccess(rejectRoute)
+	if !ok {
+		s.storeError(w, "reject proposal", errors.New("no access row for "+rejectRoute))
+		return
+	}
+	if _, err := app.Admit(req, row); err != nil {
+		s.storeError(w, "reject proposal", err)
+		return
+	}
+	var body rejectRequest
+	if err := s.readOptionalJSON(w, r, &body); err != nil {
+		s.storeError(w, "reject proposal", err)
+		return
+	}
+	p, err := s.app.RejectProposal(r.Context(), req, r.PathValue("id"), body.Reason)
 	if err != nil {
 		s.storeError(w, "reject proposal", err)
 		return

@@ -52,14 +52,39 @@ func (s *Server) storeError(w http.ResponseWriter, op string, err error) {
 // readJSON decodes a JSON object body strictly (unknown fields refused
 // unless lenient, then dropped), within the body limit.
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any, lenient bool) error {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, v, lenient)
+}
+
+// readOptionalJSON is readJSON for a body that may be left out: an empty
+// (or all white space) body leaves v as it is.
+func (s *Server) readOptionalJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := s.readBody(w, r)
+	if err != nil || firstNonSpace(body) < 0 {
+		return err
+	}
+	return decodeJSON(body, v, false)
+}
+
+// readBody reads the request body within the body limit.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return worldforge.Errorf(worldforge.ETooLarge, "body exceeds %d bytes", mbe.Limit)
+			return nil, worldforge.Errorf(worldforge.ETooLarge, "body exceeds %d bytes", mbe.Limit)
 		}
-		return worldforge.BadRequest("could not read the body")
+		return nil, worldforge.BadRequest("could not read the body")
 	}
+	return body, nil
+}
+
+// decodeJSON decodes a JSON object body strictly (unknown fields refused
+// unless lenient, then dropped).
+func decodeJSON(body []byte, v any, lenient bool) error {
 	if i := firstNonSpace(body); i < 0 || body[i] != '{' {
 		return worldforge.BadRequest("the body must be a JSON object")
 	}

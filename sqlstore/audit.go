@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,45 +245,166 @@ func auditInsert(n int) string {
 	return s
 }
 
-// auditWhere builds the WHERE clause of an audit filter.
-func auditWhere(f worldforge.AuditFilter) (string, []any) {
+// auditConds are the conditions of an audit filter other than Viewer
+// and BeforeSeq. Since not before Until is bad_request.
+func auditConds(f worldforge.AuditFilter) ([]string, []any, error) {
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return nil, nil, worldforge.BadRequest("audit time range: since %s is not before until %s",
+			f.Since.Format(time.RFC3339), f.Until.Format(time.RFC3339))
+	}
 	var (
 		conds []string
 		args  []any
 	)
-	if f.ActorID != "" {
-		conds = append(conds, "actor_id = ?")
-		args = append(args, f.ActorID)
+	for _, c := range []struct{ col, v string }{
+		{"actor_id", f.ActorID}, {"key_id", f.KeyID}, {"tool", f.Tool}, {"route", f.Route},
+		{"world_id", f.WorldID}, {"outcome", f.Outcome},
+	} {
+		if c.v != "" {
+			conds = append(conds, c.col+" = ?")
+			args = append(args, c.v)
+		}
 	}
-	if f.Tool != "" {
-		conds = append(conds, "tool = ?")
-		args = append(args, f.Tool)
+	if !f.Since.IsZero() {
+		conds = append(conds, "created_at >= ?")
+		args = append(args, ms(f.Since))
 	}
-	if f.WorldID != "" {
-		conds = append(conds, "world_id = ?")
-		args = append(args, f.WorldID)
+	if !f.Until.IsZero() {
+		conds = append(conds, "created_at < ?")
+		args = append(args, ms(f.Until))
 	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return conds, args, nil
 }
 
-// ListAudit lists the rows the filter selects, newest first. Limit defaults
-// to 100 and is capped at 1000.
+// auditBranch is one part of a viewer's audit rows: its own conditions
+// and arguments, ANDed with the filter's.
+type auditBranch struct {
+	cond string
+	args []any
+}
+
+// viewerBranches splits the rows a viewer may read into branches, each
+// read through an index in seq order (see the note at the top of
+// console.go): the viewer's own rows (actor_id), and each world they own
+// or run as GM (world_id; one IN list past maxBranches worlds). Branches
+// the filter's actor or world excludes are left out; none left means no
+// row.
+func (db *DB) viewerBranches(ctx context.Context, f worldforge.AuditFilter) ([]auditBranch, error) {
+	worlds, err := db.WorldsWhereGM(ctx, f.Viewer)
+	if err != nil {
+		return nil, err
+	}
+	if f.WorldID != "" {
+		if slices.Contains(worlds, f.WorldID) {
+			// Every row of the world is the viewer's to read, their own
+			// included: one branch.
+			return []auditBranch{{"world_id = ?", []any{f.WorldID}}}, nil
+		}
+		worlds = nil
+	}
+	var out []auditBranch
+	if f.ActorID == "" || f.ActorID == f.Viewer {
+		out = append(out, auditBranch{"actor_id = ?", []any{f.Viewer}})
+	}
+	if len(worlds) > maxBranches {
+		return append(out, auditBranch{"world_id IN (" + placeholders(len(worlds)) + ")", anys(worlds)}), nil
+	}
+	for _, w := range worlds {
+		out = append(out, auditBranch{"world_id = ?", []any{w}})
+	}
+	return out, nil
+}
+
+// auditSelect is ListAudit's column list: the sequence, then auditCols.
+const auditSelect = "seq, " + auditCols
+
+// ListAudit lists the rows the filter selects, newest first (by seq),
+// below BeforeSeq when it is positive. Limit defaults to 100 and is capped
+// at 1000. With a Viewer, the rows are read branch by branch
+// (viewerBranches) and the first page of their union kept.
 func (db *DB) ListAudit(ctx context.Context, f worldforge.AuditFilter) ([]worldforge.AuditEntry, error) {
-	where, args := auditWhere(f)
-	args = append(args, clampLimit(f.Limit, auditListDefault, auditListMax))
-	out, err := collect(scanAuditEntry)(db.reader.q().query(ctx,
-		"SELECT "+auditCols+" FROM audit_log"+where+" ORDER BY seq DESC LIMIT ?", args...))
+	conds, args, err := auditConds(f)
+	if err != nil {
+		return nil, wrap("list audit", err)
+	}
+	if f.BeforeSeq > 0 {
+		conds = append(conds, "seq < ?")
+		args = append(args, f.BeforeSeq)
+	}
+	limit := clampLimit(f.Limit, auditListDefault, auditListMax)
+	var branches []auditBranch
+	if f.Viewer != "" {
+		if branches, err = db.viewerBranches(ctx, f); err != nil || len(branches) == 0 {
+			return []worldforge.AuditEntry{}, wrap("list audit", err)
+		}
+	}
+	query, args, cached := auditPage(conds, args, branches, limit)
+	run := db.reader.q().queryOnce
+	if cached {
+		run = db.reader.q().query
+	}
+	out, err := collect(scanAuditEntry)(run(ctx, query, args...))
 	return out, wrap("list audit", err)
 }
 
-// CountAudit counts the rows the filter selects (Limit does not apply).
+// auditPage returns the query of a page of audit rows, its arguments and
+// whether its text is one of few (to keep in the statement cache):
+// without branches, the rows the conditions select; with them, the first
+// page of their union.
+func auditPage(conds []string, args []any, branches []auditBranch, limit int) (string, []any, bool) {
+	const order = " ORDER BY seq DESC"
+	if len(branches) == 0 {
+		return "SELECT " + auditSelect + " FROM audit_log" + where(conds) + order + " LIMIT ?", append(args, limit), true
+	}
+	var (
+		b   strings.Builder
+		all []any
+	)
+	// UNION ALL then DISTINCT (a row of the viewer's in one of their
+	// worlds is in two branches): a UNION would sort every branch.
+	b.WriteString("SELECT " + auditSelect + " FROM audit_log WHERE seq IN (SELECT DISTINCT seq FROM (")
+	for i, br := range branches {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		b.WriteString("SELECT seq FROM (SELECT seq FROM audit_log" + where(conds, br.cond) + order +
+			" LIMIT ?) AS b" + strconv.Itoa(i))
+		all = append(append(append(all, args...), br.args...), limit)
+	}
+	b.WriteString(") AS u" + order + " LIMIT ?)" + order)
+	return b.String(), append(all, limit), false
+}
+
+// CountAudit counts the rows the filter selects (Limit and BeforeSeq do
+// not apply).
 func (db *DB) CountAudit(ctx context.Context, f worldforge.AuditFilter) (int, error) {
-	where, args := auditWhere(f)
+	conds, args, err := auditConds(f)
+	if err != nil {
+		return 0, wrap("count audit", err)
+	}
 	var n int
-	err := db.reader.q().queryRow(ctx, "SELECT COUNT(*) FROM audit_log"+where, args...).Scan(&n)
+	if f.Viewer == "" {
+		err := db.reader.q().queryRow(ctx, "SELECT COUNT(*) FROM audit_log"+where(conds), args...).Scan(&n)
+		return n, wrap("count audit", err)
+	}
+	branches, err := db.viewerBranches(ctx, f)
+	if err != nil || len(branches) == 0 {
+		return 0, wrap("count audit", err)
+	}
+	var (
+		b   strings.Builder
+		all []any
+	)
+	b.WriteString("SELECT COUNT(*) FROM (")
+	for i, br := range branches {
+		if i > 0 {
+			b.WriteString(" UNION ")
+		}
+		b.WriteString("SELECT seq FROM audit_log" + where(conds, br.cond))
+		all = append(append(all, args...), br.args...)
+	}
+	b.WriteString(") AS u")
+	err = db.reader.q().queryRowOnce(ctx, b.String(), all...).Scan(&n)
 	return n, wrap("count audit", err)
 }
 
@@ -291,7 +414,7 @@ func scanAuditEntry(s scanner) (worldforge.AuditEntry, error) {
 		key, tool, route, targetType, targetID, worldID sql.NullString
 		created                                         int64
 	)
-	err := s.Scan(&e.ID, &e.ActorID, &key, &tool, &route, &targetType, &targetID, &worldID, &e.Outcome, &created)
+	err := s.Scan(&e.Seq, &e.ID, &e.ActorID, &key, &tool, &route, &targetType, &targetID, &worldID, &e.Outcome, &created)
 	e.KeyID, e.Tool, e.Route = key.String, tool.String, route.String
 	e.TargetType, e.TargetID, e.WorldID = targetType.String, targetID.String, worldID.String
 	e.CreatedAt = fromMS(created)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/sqlstore"
@@ -45,7 +47,12 @@ func TestAuditAppendList(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				got, err := db.ListAudit(ctx, c.f)
 				must(t, err)
-				diff(t, c.want, got)
+				diff(t, c.want, got, cmpopts.IgnoreFields(worldforge.AuditEntry{}, "Seq"))
+				for i := range got {
+					if got[i].Seq <= 0 || i > 0 && got[i].Seq >= got[i-1].Seq {
+						t.Errorf("seqs not positive and decreasing: %d at %d", got[i].Seq, i)
+					}
+				}
 				n, err := db.CountAudit(ctx, worldforge.AuditFilter{ActorID: c.f.ActorID, Tool: c.f.Tool, WorldID: c.f.WorldID})
 				must(t, err)
 				if c.f.Limit == 0 && n != len(c.want) {

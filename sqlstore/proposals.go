@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -33,7 +32,7 @@ const (
 	atlasDeepestLevel   = 5
 )
 
-const proposalCols = "id, world_id, kind, target_id, base_version, payload, diff_summary, changeset_id, status, actor_id, key_id, created_at, decided_at, decided_by"
+const proposalCols = "id, world_id, kind, target_id, base_version, payload, diff_summary, changeset_id, status, actor_id, key_id, created_at, decided_at, decided_by, reason"
 
 // notPending is the error of a claim on a proposal already decided.
 func notPending() error {
@@ -49,7 +48,7 @@ func scanProposal(s scanner) (worldforge.Proposal, error) {
 		decided                                  sql.NullInt64
 	)
 	err := s.Scan(&p.ID, &world, &p.Kind, &target, &p.BaseVersion, &payload, &p.DiffSummary, &changeset,
-		&p.Status, &p.ActorID, &key, &created, &decided, &decidedBy)
+		&p.Status, &p.ActorID, &key, &created, &decided, &decidedBy, &p.Reason)
 	p.WorldID, p.TargetID, p.ChangesetID, p.KeyID, p.DecidedBy = world.String, target.String, changeset.String, key.String, decidedBy.String
 	p.Payload = json.RawMessage(payload)
 	p.CreatedAt = fromMS(created)
@@ -80,12 +79,12 @@ func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit 
 	}
 	p.Status = worldforge.ProposalPending
 	p.CreatedAt = stamp(p.CreatedAt)
-	p.DecidedAt, p.DecidedBy = nil, ""
+	p.DecidedAt, p.DecidedBy, p.Reason = nil, "", ""
 	insert := func(q querier) error {
 		_, err := q.exec(ctx,
-			"INSERT INTO proposals ("+proposalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"INSERT INTO proposals ("+proposalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			p.ID, nullStr(p.WorldID), p.Kind, nullStr(p.TargetID), p.BaseVersion, string(p.Payload), p.DiffSummary,
-			nullStr(p.ChangesetID), p.Status, p.ActorID, nullStr(p.KeyID), ms(p.CreatedAt), nil, nil)
+			nullStr(p.ChangesetID), p.Status, p.ActorID, nullStr(p.KeyID), ms(p.CreatedAt), nil, nil, "")
 		return err
 	}
 	return wrap("create proposal", db.writer.tx(ctx, func(q querier) error {
@@ -140,31 +139,6 @@ func (db *DB) FindProposal(ctx context.Context, id string) (*worldforge.Proposal
 	return p, nil
 }
 
-// ListProposals implements worldforge.ProposalStore: newest first (by
-// creation time, then id). Limit defaults to 50 and is capped at 200.
-func (db *DB) ListProposals(ctx context.Context, f worldforge.ProposalFilter) ([]worldforge.Proposal, error) {
-	var (
-		conds []string
-		args  []any
-	)
-	for _, c := range []struct{ col, v string }{
-		{"world_id", f.WorldID}, {"status", f.Status}, {"changeset_id", f.ChangesetID}, {"actor_id", f.ActorID},
-	} {
-		if c.v != "" {
-			conds = append(conds, c.col+" = ?")
-			args = append(args, c.v)
-		}
-	}
-	query := "SELECT " + proposalCols + " FROM proposals"
-	if len(conds) > 0 {
-		query += " WHERE " + strings.Join(conds, " AND ")
-	}
-	query += " ORDER BY created_at DESC, id DESC LIMIT ?"
-	args = append(args, clampLimit(f.Limit, proposalListDefault, proposalListMax))
-	out, err := collect(scanProposal)(db.reader.q().query(ctx, query, args...))
-	return out, wrap("list proposals", err)
-}
-
 // checkedProposal reads the proposal, runs check on it and refuses one that
 // is no longer pending; see the note at the top of the file for why this
 // happens before the write transaction.
@@ -193,7 +167,7 @@ func (db *DB) CommitProposal(ctx context.Context, id, deciderID string, check fu
 	var res *worldforge.CommitResult
 	err = db.writer.tx(ctx, func(q querier) error {
 		c := *p // a retried function starts from the proposal as read
-		if err := claimProposal(ctx, q, &c, worldforge.ProposalCommitted, deciderID); err != nil {
+		if err := claimProposal(ctx, q, &c, worldforge.ProposalCommitted, deciderID, ""); err != nil {
 			return err
 		}
 		g, err := db.guardLoreOf(ctx, q, c)
@@ -250,7 +224,7 @@ func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, decider
 		cs := slices.Clone(ps)
 		out = make([]worldforge.CommitResult, 0, len(cs))
 		for i := range cs {
-			if err := claimProposal(ctx, q, &cs[i], worldforge.ProposalCommitted, deciderID); err != nil {
+			if err := claimProposal(ctx, q, &cs[i], worldforge.ProposalCommitted, deciderID, ""); err != nil {
 				return fmt.Errorf("proposal %s: %w", cs[i].ID, err)
 			}
 		}
@@ -274,8 +248,9 @@ func (db *DB) CommitChangeset(ctx context.Context, worldID, changesetID, decider
 	return out, nil
 }
 
-// RejectProposal implements worldforge.ProposalStore. The audit row's
-// target defaults to the proposal.
+// RejectProposal implements worldforge.ProposalStore: the reason is
+// stored with the decision. The audit row's target defaults to the
+// proposal.
 func (db *DB) RejectProposal(ctx context.Context, id, deciderID, reason string, check func(*worldforge.Proposal) error, audit *worldforge.AuditEntry) (*worldforge.Proposal, error) {
 	p, err := db.checkedProposal(ctx, id, check)
 	if err != nil {
@@ -284,7 +259,7 @@ func (db *DB) RejectProposal(ctx context.Context, id, deciderID, reason string, 
 	var out worldforge.Proposal
 	err = db.writer.tx(ctx, func(q querier) error {
 		out = *p
-		if err := claimProposal(ctx, q, &out, worldforge.ProposalRejected, deciderID); err != nil {
+		if err := claimProposal(ctx, q, &out, worldforge.ProposalRejected, deciderID, reason); err != nil {
 			return err
 		}
 		a := auditOrDefault(audit, &out, "rejected")
@@ -305,12 +280,12 @@ func (db *DB) RejectProposal(ctx context.Context, id, deciderID, reason string, 
 // claimProposal moves a pending proposal to status, once: a proposal that
 // is not pending (another transaction decided it first) is conflict:
 // not_pending, a vanished one proposal_not_found. On success p carries its
-// new status and decision.
-func claimProposal(ctx context.Context, q querier, p *worldforge.Proposal, status, deciderID string) error {
+// new status and decision (with its reason, "" for a commit).
+func claimProposal(ctx context.Context, q querier, p *worldforge.Proposal, status, deciderID, reason string) error {
 	t := now()
 	res, err := q.exec(ctx,
-		"UPDATE proposals SET status = ?, decided_at = ?, decided_by = ? WHERE id = ? AND status = 'pending'",
-		status, ms(t), nullStr(deciderID), p.ID)
+		"UPDATE proposals SET status = ?, decided_at = ?, decided_by = ?, reason = ? WHERE id = ? AND status = 'pending'",
+		status, ms(t), nullStr(deciderID), reason, p.ID)
 	if err != nil {
 		return err
 	}
@@ -329,7 +304,7 @@ func claimProposal(ctx context.Context, q querier, p *worldforge.Proposal, statu
 		}
 		return notPending()
 	}
-	p.Status, p.DecidedAt, p.DecidedBy = status, &t, deciderID
+	p.Status, p.DecidedAt, p.DecidedBy, p.Reason = status, &t, deciderID, reason
 	return nil
 }
 

@@ -40,6 +40,8 @@ var (
 	keyRe    = regexp.MustCompile(`^wk_live_[a-z2-7]{32}$`)
 	jwtRe    = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
 	worldRe  = regexp.MustCompile(`^world_[a-z2-7]{20}$`)
+	// loginLinkRe is a login link printed by login-link.
+	loginLinkRe = regexp.MustCompile(`^https?://[^/\s]+/login/wfl_[a-z2-7]{32}$`)
 )
 
 // unreachablePG is a PostgreSQL DSN nobody answers on: port 1 refuses at

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -149,6 +153,53 @@ func TestTwoReplicas(t *testing.T) {
 			}
 		}
 		t.Logf("revocation seen after %v (a) and %v (b)", seen[0].Round(time.Millisecond), seen[1].Round(time.Millisecond))
+
+		// A web console session, signed in on replica a with a login link
+		// from the CLI, works on both; `sessions revoke` ends it on both
+		// within a second.
+		link := mustValue(t, nil, loginLinkRe, "login-link", "--user", owner, "--url", a.base, "--db", dsn)
+		jar, _ := cookiejar.New(nil) // cookies do not tell ports apart: one jar serves both replicas
+		browser := &http.Client{Jar: jar, Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		home := func(base string) int {
+			resp, err := browser.Get(base + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		resp, err := browser.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
+		if m == nil {
+			t.Fatalf("login link page: %d\n%s", resp.StatusCode, page)
+		}
+		resp, err = browser.PostForm(link, url.Values{"csrf": {string(m[1])}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("login: %d", resp.StatusCode)
+		}
+		for _, c := range []*crashChild{a, b} {
+			if got := home(c.base); got != http.StatusOK {
+				t.Fatalf("console home on %s before revocation: %d", c.base, got)
+			}
+		}
+		if got := mustValue(t, nil, regexp.MustCompile(`^[0-9]+$`), "sessions", "revoke", "--user", owner, "--db", dsn); got != "1" {
+			t.Errorf("sessions revoke printed %s, want 1", got)
+		}
+		time.Sleep(time.Second) // the promise is a real second across two child processes
+		for i, c := range []*crashChild{a, b} {
+			if got := home(c.base); got != http.StatusSeeOther {
+				t.Errorf("replica %d: console home 1 s after sessions revoke: %d, want 303 to sign in", i, got)
+			}
+		}
 		a.checkLog(t, "a")
 		b.checkLog(t, "b")
 	})
