@@ -155,6 +155,12 @@ func (r *Renderer) grid(ctx context.Context, m *Map) (*engine.Grid, error) {
 		return g, nil
 	}
 	r.mu.Lock()
+	// Again under the lock: a load that ended since is in the cache
+	// (it is put there before its flight is removed).
+	if g, ok := r.grids.get(key); ok {
+		r.mu.Unlock()
+		return g, nil
+	}
 	if f, ok := r.loading[key]; ok {
 		r.mu.Unlock()
 		select {
