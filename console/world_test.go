@@ -217,7 +217,8 @@ func TestWorldPageZoom(t *testing.T) {
 }
 
 // TestWorldPageWho: a GM sees the page without the owner's forms; a
-// player, a stranger and the signed-out get nothing of the world.
+// player, an observer, a stranger and the signed-out get nothing of the
+// world.
 func TestWorldPageWho(t *testing.T) {
 	db := dbtest.Open(t)
 	s := startConsole(t, db)
@@ -253,7 +254,14 @@ func TestWorldPageWho(t *testing.T) {
 		t.Errorf("the GM's forms changed %v", changed)
 	}
 
-	for _, u := range []*wf.User{s.Player, s.Stranger} {
+	observer := &wf.User{Name: "Observer"}
+	if err := db.CreateUser(context.Background(), observer); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddWorldMember(context.Background(), s.World.ID, observer.ID, wf.RoleObserver); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []*wf.User{s.Player, observer, s.Stranger} {
 		b := newBrowser(t, s.URL)
 		b.signIn(s.LoginLink(t, u))
 		b.get("/") // shows the sign-in's flash
