@@ -110,8 +110,9 @@ func code(err error) string {
 	return e.Error()
 }
 
-// auditFields compares audit rows without their id and time.
-var auditFields = cmpopts.IgnoreFields(wf.AuditEntry{}, "ID", "Seq", "CreatedAt")
+// auditFields compares audit rows without their place in the log (Seq), id
+// and time.
+var auditFields = cmpopts.IgnoreFields(wf.AuditEntry{}, "Seq", "ID", "CreatedAt")
 
 // TestOrder checks the order every operation keeps: scope check, owner
 // resolution, then the role check, so that a stranger without the scopes

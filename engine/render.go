@@ -164,13 +164,7 @@ func RenderImage(g *Grid, pois []wf.POI, presence []wf.Presence, opt RenderOptio
 		if !g.InBounds(p.X, p.Y) {
 			continue
 		}
-		c := palPOI
-		switch {
-		case p.Openable:
-			c = palOpenable
-		case p.Pickable:
-			c = palPickable
-		}
+		c := poiColor(p)
 		cx, cy := rg.center(p.X, p.Y)
 		rad := max(1, float64(rg.cell)/4)
 		if rad >= 3 {
