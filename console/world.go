@@ -173,7 +173,7 @@ func (p *worldPages) world(w http.ResponseWriter, r *http.Request, v *visit) {
 	} else {
 		d.Wiki = wiki.Pages
 		if wiki.NextCursor != "" {
-			d.WikiNext = withQuery(r.URL, "wiki", wiki.NextCursor) + "#wiki"
+			d.WikiNext = urlSet(r.URL, "wiki", wiki.NextCursor) + "#wiki"
 		}
 	}
 
@@ -183,7 +183,7 @@ func (p *worldPages) world(w http.ResponseWriter, r *http.Request, v *visit) {
 	} else {
 		d.Atlas, d.AtlasN = atlasTree(atlas.Places), len(atlas.Places)
 		if atlas.NextCursor != "" {
-			d.AtlasNext = withQuery(r.URL, "atlas", atlas.NextCursor) + "#atlas"
+			d.AtlasNext = urlSet(r.URL, "atlas", atlas.NextCursor) + "#atlas"
 		}
 	}
 
@@ -304,8 +304,8 @@ func sectionErr(err error) string {
 	return errorText(err)
 }
 
-// withQuery is u's path and query with key set to value.
-func withQuery(u *url.URL, key, value string) string {
+// urlSet is u's path and query with key set to value.
+func urlSet(u *url.URL, key, value string) string {
 	q := u.Query()
 	q.Set(key, value)
 	return u.Path + "?" + q.Encode()
