@@ -98,6 +98,14 @@ func TestBrowserReviewCommit(t *testing.T) {
 	if st := b.Text("#status"); st != "committed" {
 		t.Errorf("status %q", st)
 	}
+	// The world's page lists the new wiki page.
+	b.Do(chromedp.Click(chromedp.CSS("#result")), chromedp.WaitVisible(chromedp.CSS("h1")))
+	if loc := b.Location(); loc != s.URL+"/w/"+s.World.ID {
+		t.Errorf("result link led to %s", loc)
+	}
+	if m := b.Text("main"); !strings.Contains(m, "Lighthouse") {
+		t.Errorf("the world page does not list the new page:\n%s", m)
+	}
 	pages, err := db.SearchWikiPages(context.Background(), wf.WikiSearch{WorldIDs: []string{s.World.ID}, Q: "Lighthouse"})
 	if err != nil || len(pages) != 1 || pages[0].Title != "Lighthouse" {
 		t.Errorf("the world's wiki: %+v, %v", pages, err)
