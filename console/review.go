@@ -245,8 +245,7 @@ func (c *Console) queue(w http.ResponseWriter, r *http.Request, v *visit) {
 			return
 		}
 	}
-	title := "Review queue"
-	c.render(w, r, v, http.StatusOK, "queue", title, d)
+	c.render(w, r, v, http.StatusOK, "queue", "Review queue", d)
 }
 
 // queueState is the newest pending proposal the query selects ("" for
