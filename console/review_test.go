@@ -513,3 +513,47 @@ func wikiCount(t testing.TB, s *testserver.Server) int {
 	}
 	return n
 }
+
+// TestReviewWithLimitedKey: a session signed in with a key that can read
+// but not write sees the queue and the diff, no decision forms, and a
+// commit or rejection it posts anyway is refused with 403 naming the
+// scope, changing nothing. One without world:read cannot read the queue.
+func TestReviewWithLimitedKey(t *testing.T) {
+	db := dbtest.Open(t)
+	s := startConsole(t, db)
+	a := newAgent(t, s, "gm-agent")
+	id := a.page("Docks", "Piers.", "add the docks", "cs1")
+
+	b := newBrowser(t, s.URL)
+	if p := b.post("/signin", "/signin", url.Values{"credential": {s.Key(t, s.Owner, wf.ScopeWorldRead)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", p.status)
+	}
+	if p := b.get("/queue"); p.status != http.StatusOK || len(rows(p.body)) != 1 {
+		t.Errorf("queue: %d, rows %v", p.status, rows(p.body))
+	}
+	p := b.get("/p/" + id)
+	if p.status != http.StatusOK || strings.Contains(p.body, `id="commit"`) || strings.Contains(p.body, `id="commit-changeset"`) ||
+		!strings.Contains(p.body, "cannot commit or reject") {
+		t.Errorf("proposal page of a read-only session: %d", p.status)
+	}
+	audits := s.AuditCount(t)
+	for _, path := range []string{"/p/" + id + "/commit", "/p/" + id + "/reject", "/w/" + s.World.ID + "/changesets/cs1/commit"} {
+		p := b.post("/queue", path, url.Values{"reason": {"no"}, "from": {id}})
+		if p.status != http.StatusForbidden || !strings.Contains(p.body, "world:write") {
+			t.Errorf("%s: %d", path, p.status)
+		}
+	}
+	if status(t, s, id) != wf.ProposalPending || s.AuditCount(t) != audits {
+		t.Error("a read-only session decided a proposal")
+	}
+
+	nb := newBrowser(t, s.URL)
+	if p := nb.post("/signin", "/signin", url.Values{"credential": {s.Key(t, s.Owner, wf.ScopeWikiRead)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("sign in: %d", p.status)
+	}
+	for _, path := range []string{"/queue", "/queue/events?once=1", "/p/" + id} {
+		if p := nb.get(path); p.status != http.StatusForbidden || !strings.Contains(p.body, "world:read") || strings.Contains(p.body, "add the docks") {
+			t.Errorf("%s without world:read: %d", path, p.status)
+		}
+	}
+}
