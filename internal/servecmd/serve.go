@@ -150,7 +150,7 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	defer db.Close()
 	applyQuotas(db, quotas, logger)
 
-	authn, err := auth.New(ctx, db, nil)
+	authn, err := auth.New(ctx, db, &auth.Options{Logger: logger})
 	if err != nil {
 		return err
 	}
