@@ -414,6 +414,14 @@ type ProposalStore interface {
 	// changeset (the id within worldID's scope), oldest first, in one transaction: all of them or none. check
 	// runs on each; audit makes the audit row of each.
 	CommitChangeset(ctx context.Context, worldID, changesetID, deciderID string, check func(*Proposal) error, audit func(*Proposal) *AuditEntry) ([]CommitResult, error)
+	// PreviewCommit tells what committing the proposal alone would meet
+	// now, without keeping anything: it runs CommitProposal's transaction
+	// (claim, apply with the version predicate, the lore and quota
+	// guards) and rolls it back. nil means the commit would succeed now;
+	// otherwise the error is the one CommitProposal would return
+	// (proposal_not_found, conflict: not_pending, version_conflict,
+	// not_found, bad_request, quota_exceeded). No audit row is written.
+	PreviewCommit(ctx context.Context, id string) error
 	// RejectProposal marks a pending proposal rejected, with the
 	// reviewer's reason (may be empty) and its audit row, in one
 	// transaction (check and not_pending as for commits).

@@ -126,8 +126,9 @@ type ProposalReview struct {
 	// now, nil when none is foreseen: conflict: not_pending (decided
 	// already), version_conflict (its target changed since it was
 	// filed), not_found (its target, or an atlas place's parent, is
-	// gone) or bad_request (a payload that cannot be applied). A commit
-	// checks again, in its own transaction.
+	// gone), bad_request (a payload that cannot be applied) or
+	// quota_exceeded. The store finds it by running the commit's own
+	// transaction and rolling it back; a commit checks again.
 	Conflict *wf.Error
 	// Changeset lists the pending proposals of the proposal's changeset,
 	// oldest first (the order a changeset commit applies them), each with
@@ -181,13 +182,11 @@ func (s *Service) ReviewProposal(ctx context.Context, r Request, id string) (*Pr
 		if rv.Target, err = t.state(ctx, p); err != nil {
 			return nil, storeErr(err)
 		}
-		if p.Status != wf.ProposalPending {
-			rv.Conflict = &wf.Error{Code: wf.EConflict, Detail: wf.DetailNotPending}
-		} else if rv.Conflict, err = t.conflict(ctx, p); err != nil {
+		if rv.Conflict, err = s.foresee(ctx, p); err != nil {
 			return nil, storeErr(err)
 		}
 		if p.WorldID != "" && p.ChangesetID != "" {
-			if rv.Changeset, err = s.changesetEntries(ctx, t, p.WorldID, p.ChangesetID); err != nil {
+			if rv.Changeset, err = s.changesetEntries(ctx, p.WorldID, p.ChangesetID); err != nil {
 				return nil, storeErr(err)
 			}
 		}
@@ -202,7 +201,7 @@ func (s *Service) ReviewProposal(ctx context.Context, r Request, id string) (*Pr
 // it, and it is then at its stored version plus those same changes: so
 // the test is the one for a proposal alone, stored version against base
 // version.
-func (s *Service) changesetEntries(ctx context.Context, t *targets, worldID, changesetID string) ([]ChangesetEntry, error) {
+func (s *Service) changesetEntries(ctx context.Context, worldID, changesetID string) ([]ChangesetEntry, error) {
 	var all []wf.Proposal
 	f := wf.ProposalFilter{WorldID: worldID, ChangesetID: changesetID, Status: wf.ProposalPending, Limit: MaxQueueLimit}
 	for {
@@ -222,7 +221,7 @@ func (s *Service) changesetEntries(ctx context.Context, t *targets, worldID, cha
 	slices.Reverse(all)
 	out := make([]ChangesetEntry, len(all))
 	for i := range all {
-		conflict, err := t.conflict(ctx, &all[i])
+		conflict, err := s.foresee(ctx, &all[i])
 		if err != nil {
 			return nil, err
 		}
@@ -433,120 +432,20 @@ func loreSlug(id string) bool {
 	return true
 }
 
-// conflict is the error committing p would meet now, as the store's
-// commit would find it (nil: none foreseen).
-func (t *targets) conflict(ctx context.Context, p *wf.Proposal) (*wf.Error, error) {
+// foresee is the error committing p alone would meet now (nil: none),
+// found by the store running the commit's own transaction and rolling it
+// back: the rules that decide a commit live in one place.
+func (s *Service) foresee(ctx context.Context, p *wf.Proposal) (*wf.Error, error) {
 	if p.Status != wf.ProposalPending {
 		return &wf.Error{Code: wf.EConflict, Detail: wf.DetailNotPending}, nil
 	}
-	versioned := func(exists bool, version int64) *wf.Error {
-		if !exists {
-			return wf.ErrNotFound
-		}
-		if version != p.BaseVersion {
-			return wf.ErrVersionConflict
-		}
-		return nil
-	}
-	switch p.Kind {
-	case wf.ProposalQuest, wf.ProposalEncounter:
-		if _, err := payload[wf.QuestPayload](p); err != nil {
-			return asError(err), nil
-		}
-		if p.TargetID == "" {
-			return nil, nil
-		}
-		row, err := t.doc(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		var v int64
-		if row != nil {
-			v = row.Version
-		}
-		return versioned(row != nil, v), nil
-	case wf.ProposalWikiPage:
-		pl, err := payload[wf.WikiPagePayload](p)
-		if err != nil {
-			return asError(err), nil
-		}
-		if pl.Kind != "" && !slices.Contains(wf.WikiKinds, pl.Kind) {
-			return wf.BadRequest("unknown wiki page kind %q", pl.Kind), nil
-		}
-		if pl.Audience != "" && pl.Audience != wf.AudienceGM && pl.Audience != wf.AudienceParty {
-			return wf.BadRequest("unknown wiki audience %q", pl.Audience), nil
-		}
-		return nil, nil
-	case wf.ProposalWikiEdit:
-		pl, err := payload[wf.WikiEditPayload](p)
-		if err != nil {
-			return asError(err), nil
-		}
-		if pl.Audience != nil && *pl.Audience != wf.AudienceGM && *pl.Audience != wf.AudienceParty {
-			return wf.BadRequest("unknown wiki audience %q", *pl.Audience), nil
-		}
-		row, err := t.page(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		var v int64
-		if row != nil {
-			v = row.Version
-		}
-		return versioned(row != nil, v), nil
-	case wf.ProposalAtlas:
-		pl, err := payload[wf.AtlasPlacePayload](p)
-		if err != nil {
-			return asError(err), nil
-		}
-		if pl.ParentID == "" {
-			return nil, nil
-		}
-		parent, err := t.parent(ctx, p, pl.ParentID)
-		if err != nil {
-			return nil, err
-		}
-		if parent == nil {
-			return wf.ErrNotFound, nil
-		}
-		if parent.Level >= wf.MaxAtlasLevel {
-			return wf.BadRequest("parent is at level %d, the deepest", parent.Level), nil
-		}
-		return nil, nil
-	case wf.ProposalWorld:
-		pl, err := payload[wf.LorePayload](p)
-		if err != nil {
-			return asError(err), nil
-		}
-		w, err := t.world(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		var v int64
-		if w != nil {
-			v = w.Version
-		}
-		if e := versioned(w != nil, v); e != nil {
-			return e, nil
-		}
-		for i, op := range pl.Operations {
-			if !slices.Contains(wf.LoreCollections, op.Collection) {
-				return wf.BadRequest("operation %d: unknown lore collection %q", i, op.Collection), nil
-			}
-			if op.Op != wf.LoreOpUpsert && op.Op != wf.LoreOpRemove && op.Op != wf.LoreOpAdd {
-				return wf.BadRequest("operation %d: unknown op %q", i, op.Op), nil
-			}
-		}
+	err := s.store.PreviewCommit(ctx, p.ID)
+	if err == nil {
 		return nil, nil
 	}
-	return wf.BadRequest("unknown proposal kind %q", p.Kind), nil
-}
-
-// asError is err's *wf.Error (payload errors always are one).
-func asError(err error) *wf.Error {
 	var e *wf.Error
 	if errors.As(err, &e) {
-		return e
+		return e, nil
 	}
-	return wf.BadRequest("%v", err)
+	return nil, err
 }

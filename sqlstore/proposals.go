@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -183,6 +184,40 @@ func (db *DB) CommitProposal(ctx context.Context, id, deciderID string, check fu
 		return nil, wrap("commit proposal", err)
 	}
 	return res, nil
+}
+
+// errPreview ends a PreviewCommit transaction that went through, so that
+// it rolls back.
+var errPreview = errors.New("preview: roll back")
+
+// PreviewCommit implements worldforge.ProposalStore: CommitProposal's
+// transaction, rolled back.
+func (db *DB) PreviewCommit(ctx context.Context, id string) error {
+	p, err := db.checkedProposal(ctx, id, nil)
+	if err != nil {
+		return wrap("preview commit", err)
+	}
+	err = db.writer.tx(ctx, func(q querier) error {
+		c := *p
+		if err := claimProposal(ctx, q, &c, worldforge.ProposalCommitted, "", ""); err != nil {
+			return err
+		}
+		g, err := db.guardLoreOf(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		if _, _, err := applyProposal(ctx, q, &c, nil); err != nil {
+			return err
+		}
+		if err := g.check(ctx, q); err != nil {
+			return err
+		}
+		return errPreview
+	})
+	if errors.Is(err, errPreview) {
+		return nil
+	}
+	return wrap("preview commit", err)
 }
 
 // CommitChangeset implements worldforge.ProposalStore. Every pending

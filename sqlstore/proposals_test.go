@@ -974,3 +974,67 @@ func TestCreateProposalWithAudit(t *testing.T) {
 		}
 	})
 }
+
+// TestPreviewCommit: a preview answers what a commit would meet now and
+// keeps nothing.
+func TestPreviewCommit(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner, agent := newUser(t, db, "owner"), newUser(t, db, "agent")
+		w := newWorld(t, db, owner.ID, "World")
+		page := &worldforge.WikiPage{WorldID: w.ID, Title: "Page", Kind: worldforge.WikiKindLore, Audience: worldforge.AudienceGM}
+		must(t, db.CreateWikiPage(ctx, page, owner.ID))
+		edit := func() *worldforge.Proposal {
+			return propose(t, db, &worldforge.Proposal{WorldID: w.ID, Kind: worldforge.ProposalWikiEdit, TargetID: page.ID, BaseVersion: 1,
+				ActorID: agent.ID, Payload: payload(t, worldforge.WikiEditPayload{Body: ptr("new body")})})
+		}
+		first, second := edit(), edit()
+		before, err := db.Fingerprint(ctx)
+		must(t, err)
+
+		for range 3 {
+			if err := db.PreviewCommit(ctx, first.ID); err != nil {
+				t.Fatalf("preview of a committable proposal: %v", err)
+			}
+		}
+		after, err := db.Fingerprint(ctx)
+		must(t, err)
+		if changed := changedKeys(before, after); len(changed) != 0 {
+			t.Errorf("previews changed %v", changed)
+		}
+		wantStatus(t, db, first.ID, worldforge.ProposalPending)
+		if got, err := db.FindWikiPageByID(ctx, page.ID); err != nil || got.Body != "" || got.Version != 1 {
+			t.Errorf("page after previews: %+v, %v", got, err)
+		}
+		if n := auditRows(t, db, page.ID); n != 0 {
+			t.Errorf("%d audit rows after previews", n)
+		}
+
+		// What a commit would meet, once the first is committed: the
+		// second's target moved on, and the first is decided.
+		_, err = db.CommitProposal(ctx, first.ID, owner.ID, nil, commitAudit(owner.ID))
+		must(t, err)
+		if err := db.PreviewCommit(ctx, second.ID); !errors.Is(err, worldforge.ErrVersionConflict) {
+			t.Errorf("preview after the target changed: %v", err)
+		}
+		if err := db.PreviewCommit(ctx, first.ID); worldforge.ErrorCode(err) != worldforge.EConflict {
+			t.Errorf("preview of a committed proposal: %v", err)
+		}
+		if err := db.PreviewCommit(ctx, "prop_aaaaaaaaaaaaaaaaaaaa"); !errors.Is(err, worldforge.ErrProposalNotFound) {
+			t.Errorf("preview of a missing proposal: %v", err)
+		}
+		wantStatus(t, db, second.ID, worldforge.ProposalPending)
+	})
+}
+
+// changedKeys lists the keys whose values differ.
+func changedKeys(before, after map[string]string) []string {
+	var out []string
+	for k, v := range after {
+		if before[k] != v {
+			out = append(out, k)
+		}
+	}
+	return out
+}
