@@ -111,37 +111,31 @@ func (c ConnLimits) Apply(srv *http.Server) {
 // guarded wraps an /mcp or REST handler in the checks above after the
 // Host/Origin check (which observe makes for every request).
 func (s *Server) guarded(next http.Handler) http.Handler {
-	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := credentialKey(worldforge.ActorFromContext(r.Context()), r)
-		if ok, wait := s.perCred.allow(key); !ok {
-			writeRateLimited(w, wait, "")
-			return
-		}
-		if !s.perCred.acquire(key) {
-			writeRateLimited(w, time.Second, "too many concurrent requests")
-			return
-		}
-		defer s.perCred.release(key)
-		next.ServeHTTP(w, r)
-	})
-	return s.authenticated(limited)
+	return s.authenticated(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.limited(w, r, credentialKey(worldforge.ActorFromContext(r.Context()), r), next)
+	}))
+}
+
+// limited serves the request under the rate and concurrency limits of
+// key, or answers 429.
+func (s *Server) limited(w http.ResponseWriter, r *http.Request, key string, next http.Handler) {
+	if ok, wait := s.perCred.allow(key); !ok {
+		writeRateLimited(w, wait, "")
+		return
+	}
+	if !s.perCred.acquire(key) {
+		writeRateLimited(w, time.Second, "too many concurrent requests")
+		return
+	}
+	defer s.perCred.release(key)
+	next.ServeHTTP(w, r)
 }
 
 // perIPLimited applies the rate and concurrency limits per remote IP to a
 // handler that does its own authentication (the web console).
 func (s *Server) perIPLimited(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := "console-ip:" + remoteIP(r)
-		if ok, wait := s.perCred.allow(key); !ok {
-			writeRateLimited(w, wait, "")
-			return
-		}
-		if !s.perCred.acquire(key) {
-			writeRateLimited(w, time.Second, "too many concurrent requests")
-			return
-		}
-		defer s.perCred.release(key)
-		next.ServeHTTP(w, r)
+		s.limited(w, r, "console-ip:"+remoteIP(r), next)
 	})
 }
 
