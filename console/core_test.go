@@ -425,3 +425,42 @@ func TestConsoleOff(t *testing.T) {
 		}
 	}
 }
+
+// TestHostAndOrigin: the console's routes pass the same Host/Origin check
+// as the API (DNS-rebinding protection): another host, or a form posted
+// from another origin, is refused before the console runs, and changes
+// nothing.
+func TestHostAndOrigin(t *testing.T) {
+	db := dbtest.Open(t)
+	s := startConsole(t, db)
+	b := newBrowser(t, s.URL)
+	b.signIn(s.LoginLink(t, s.Owner))
+	token := csrfOf(t, b.get("/").body)
+	before := countWorlds(t, s)
+	for name, set := range map[string]func(*http.Request){
+		"host":   func(r *http.Request) { r.Host = "evil.example" },
+		"origin": func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") },
+	} {
+		for _, method := range []string{"GET", "POST"} {
+			var body io.Reader
+			if method == "POST" {
+				body = strings.NewReader(url.Values{"csrf": {token}, "name": {"Rebound"}}.Encode())
+			}
+			req, _ := http.NewRequest(method, s.URL+map[string]string{"GET": "/", "POST": "/w"}[method], body)
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			set(req)
+			resp, err := b.c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(raw), "forbidden_host") {
+				t.Errorf("%s %s: %d %s", name, method, resp.StatusCode, raw)
+			}
+		}
+	}
+	if countWorlds(t, s) != before {
+		t.Error("a refused request created a world")
+	}
+}
