@@ -13,8 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -759,8 +762,8 @@ func waitFor(t testing.TB, what string, timeout time.Duration, done <-chan error
 
 // demoOutput is what `serve --demo` printed.
 type demoOutput struct {
-	endpoint, owner, gm, player, world, key, jwt string
-	config                                       string
+	endpoint, owner, gm, player, world, key, jwt, login string
+	config                                              string
 }
 
 var (
@@ -773,6 +776,7 @@ var (
 		"world":    regexp.MustCompile(`(?m)^  world: +(\S+)$`),
 		"key":      regexp.MustCompile(`(?m)^  API key \(owner, every scope\): (\S+)$`),
 		"jwt":      regexp.MustCompile(`(?m)^  session JWT \(owner, [^)]+\): (\S+)$`),
+		"login":    regexp.MustCompile(`(?m)^  web console sign-in link \(owner, works once, [^)]+\): (\S+)$`),
 	}
 )
 
@@ -787,7 +791,7 @@ func parseDemo(t testing.TB, out string) demoOutput {
 	}
 	d := demoOutput{
 		endpoint: field("endpoint"), owner: field("owner"), gm: field("gm"), player: field("player"),
-		world: field("world"), key: field("key"), jwt: field("jwt"),
+		world: field("world"), key: field("key"), jwt: field("jwt"), login: field("login"),
 	}
 	_, cfg, ok := strings.Cut(out, "\nMCP client config:\n")
 	if !ok {
@@ -951,6 +955,32 @@ func TestServeDemo(t *testing.T) {
 	var sum wf.WorldSummary
 	if isErr || json.Unmarshal([]byte(text), &sum) != nil || sum.WorldID != d.world || sum.Name != "Demo World" || sum.WikiTotal == 0 {
 		t.Fatalf("get_world_summary(%s) with the JWT = %q (isError %v); want the demo world's summary", d.world, text, isErr)
+	}
+
+	// The sign-in link opens the web console as the owner, once.
+	if !loginLinkRe.MatchString(d.login) || !strings.HasPrefix(d.login, strings.TrimSuffix(s.url, "/mcp")+"/login/") {
+		t.Errorf("sign-in link %q", d.login)
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	resp, err := browser.Get(d.login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("sign-in link page: %d\n%s", resp.StatusCode, page)
+	}
+	resp, err = browser.PostForm(d.login, url.Values{"csrf": {string(m[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(home), "Demo World") || !strings.Contains(string(home), "Demo Owner") {
+		t.Errorf("console home after the sign-in link: %d\n%s", resp.StatusCode, home)
 	}
 
 	// A wrong key is refused.

@@ -57,7 +57,7 @@ func seedDemo(ctx context.Context, db wf.Store, a *auth.Authenticator, baseURL, 
 		if err != nil {
 			return err
 		}
-		login = fmt.Sprintf("  web console:   %s/ (sign in as the owner, once, within %s: %s/login/%s)\n", consoleURL, demoTokenTTL, consoleURL, link)
+		login = fmt.Sprintf("  web console sign-in link (owner, works once, %s): %s/login/%s\n", demoTokenTTL, consoleURL, link)
 	}
 	cfg, _ := json.MarshalIndent(map[string]any{
 		"mcpServers": map[string]any{
