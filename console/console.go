@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	wf "github.com/worldforge-go/worldforge"
@@ -79,6 +80,9 @@ type Console struct {
 	mux     *http.ServeMux
 	pages   *pages
 	routes  []route
+	// closing ends the open live-queue streams (Close).
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // route is one of the console's routes. Unless public, the request must
@@ -101,7 +105,7 @@ func New(ctx context.Context, o Options) (*Console, error) {
 	if o.Store == nil || o.Auth == nil {
 		return nil, errors.New("console: Store and Auth are required")
 	}
-	c := &Console{opts: o, store: o.Store, auth: o.Auth, app: o.App, log: o.Logger, now: o.Now, mux: http.NewServeMux()}
+	c := &Console{opts: o, store: o.Store, auth: o.Auth, app: o.App, log: o.Logger, now: o.Now, mux: http.NewServeMux(), closing: make(chan struct{})}
 	if c.app == nil {
 		c.app = app.New(o.Store)
 	}
@@ -152,6 +156,10 @@ func (c *Console) Patterns() []string {
 	}
 	return out
 }
+
+// Close ends the open live-queue streams, so that a graceful shutdown of
+// the server need not wait for them; browsers reconnect elsewhere.
+func (c *Console) Close() { c.closeOnce.Do(func() { close(c.closing) }) }
 
 // ServeHTTP serves the console's routes.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {

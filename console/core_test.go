@@ -464,3 +464,40 @@ func TestHostAndOrigin(t *testing.T) {
 		t.Error("a refused request created a world")
 	}
 }
+
+// TestCloseEndsLiveStreams: closing the server (as a graceful shutdown
+// does) ends the open live-queue streams, which would otherwise hold the
+// shutdown until its timeout.
+func TestCloseEndsLiveStreams(t *testing.T) {
+	db := dbtest.Open(t)
+	s := startConsole(t, db)
+	b := newBrowser(t, s.URL)
+	b.signIn(s.LoginLink(t, s.Owner))
+	req, _ := http.NewRequest("GET", s.URL+"/queue/events", nil)
+	resp, err := b.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	first := make([]byte, 1)
+	if _, err := resp.Body.Read(first); err != nil {
+		t.Fatal(err)
+	}
+	s.API.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, resp.Body)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("stream ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream is still open 10 s after Close")
+	}
+}

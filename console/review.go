@@ -343,6 +343,8 @@ func (c *Console) queueEvents(w http.ResponseWriter, r *http.Request, v *visit) 
 		select {
 		case <-ctx.Done():
 			return
+		case <-c.closing:
+			return
 		case <-end.C:
 			return
 		case <-tick.C:

@@ -184,8 +184,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.observe(w
 // FastPathCalls is how many requests the fast path has answered.
 func (s *Server) FastPathCalls() uint64 { return s.fastN.Load() }
 
-// Close ends open GET /mcp streams so that http.Server.Shutdown can finish.
-func (s *Server) Close() { s.once.Do(func() { close(s.closing) }) }
+// Close ends open GET /mcp streams, and the console's streams (when it
+// has a Close method), so that http.Server.Shutdown can finish.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.closing)
+		if c, ok := s.opts.Console.(interface{ Close() }); ok {
+			c.Close()
+		}
+	})
+}
 
 // authenticated requires a valid bearer credential and puts its actor in
 // the request context.
