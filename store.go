@@ -307,6 +307,9 @@ type POIStore interface {
 type LoreStore interface {
 	// UpsertLore creates or replaces an entity (its version rises by one).
 	UpsertLore(ctx context.Context, e *LoreEntity) error
+	// FindLore returns one entity of a world's collection by id, or
+	// not_found (for an unknown collection too).
+	FindLore(ctx context.Context, worldID, collection, id string) (*LoreEntity, error)
 	// ListLoreByNamePage returns one page of a collection's entities by
 	// name, then id (a PageKey gives Name and ID).
 	// Only the collection "factions" (list_factions) has an index in that

@@ -395,41 +395,9 @@ func (t *targets) lore(ctx context.Context, worldID string, ops []wf.StoredLoreO
 	return out, nil
 }
 
-// findLore reads one entity by id through ListLorePage: the page that
-// starts just before the id. Stored ids are slugs (every entity is
-// validated when written), so an id that is not one names nothing; for
-// a slug, the string made of the id with its last byte lowered by one,
-// then "~" (above every slug character), sorts after every slug smaller
-// than the id and before the id itself.
+// findLore reads one entity, nil when there is none.
 func (t *targets) findLore(ctx context.Context, worldID, collection, id string) (*wf.LoreEntity, error) {
-	if !slices.Contains(wf.LoreCollections, collection) || !loreSlug(id) {
-		return nil, nil
-	}
-	after := id[:len(id)-1] + string(id[len(id)-1]-1) + "~"
-	page, err := t.store.ListLorePage(ctx, wf.LorePageQuery{WorldID: worldID, Collection: collection, After: after, Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(page.Items) == 0 || page.Items[0].ID != id {
-		return nil, nil
-	}
-	return &page.Items[0], nil
-}
-
-// loreSlug reports whether id is a lore slug (engine/lore.SlugPattern:
-// ^[a-z0-9][a-z0-9_-]{0,63}$).
-func loreSlug(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '_' || c == '-')
-		if !ok {
-			return false
-		}
-	}
-	return true
+	return absent(t.store.FindLore(ctx, worldID, collection, id))
 }
 
 // foresee is the error committing p alone would meet now (nil: none),

@@ -84,6 +84,17 @@ func (db *DB) CountLore(ctx context.Context, worldID string) (map[string]int, er
 	return counts, nil
 }
 
+// FindLore implements worldforge.LoreStore.
+func (db *DB) FindLore(ctx context.Context, worldID, collection, id string) (*worldforge.LoreEntity, error) {
+	e, err := scanLoreEntity(db.reader.q().queryRow(ctx,
+		"SELECT world_id, collection, id, name, doc, version, updated_at FROM lore_entities WHERE world_id = ? AND collection = ? AND id = ?",
+		worldID, collection, id))
+	if err != nil {
+		return nil, wrap("find lore", err)
+	}
+	return &e, nil
+}
+
 func scanLoreEntity(s scanner) (worldforge.LoreEntity, error) {
 	var (
 		e       worldforge.LoreEntity

@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/worldforge-go/worldforge"
@@ -59,6 +60,25 @@ func TestLore(t *testing.T) {
 		diff(t, want, counts)
 		if len(counts) != 17 {
 			t.Errorf("%d collections counted, want 17", len(counts))
+		}
+	})
+}
+
+func TestFindLore(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		owner := newUser(t, db, "owner")
+		w, other := newWorld(t, db, owner.ID, "World"), newWorld(t, db, owner.ID, "Other")
+		e := &worldforge.LoreEntity{WorldID: w.ID, Collection: "factions", ID: "wardens", Name: "Wardens", JSON: json.RawMessage(`{"id":"wardens","name":"Wardens"}`)}
+		must(t, db.UpsertLore(ctx, e))
+		got, err := db.FindLore(ctx, w.ID, "factions", "wardens")
+		if err != nil || got.Name != "Wardens" || got.Version != 1 || string(got.JSON) != `{"id":"wardens","name":"Wardens"}` {
+			t.Fatalf("FindLore: %+v, %v", got, err)
+		}
+		for _, miss := range [][3]string{{w.ID, "factions", "nobody"}, {w.ID, "deities", "wardens"}, {other.ID, "factions", "wardens"}, {w.ID, "bogus", "wardens"}} {
+			if _, err := db.FindLore(ctx, miss[0], miss[1], miss[2]); !errors.Is(err, worldforge.ErrNotFound) {
+				t.Errorf("FindLore%v: %v, want not_found", miss, err)
+			}
 		}
 	})
 }
