@@ -63,6 +63,11 @@ type Via struct {
 type Request struct {
 	Actor *wf.Actor
 	Via   Via
+	// PageView marks a read made to show a web console page: a read-only
+	// operation then writes no audit row (a person looking at a page is
+	// not an action; the MCP and REST reads stay audited). Writes are
+	// audited whatever the request says.
+	PageView bool
 }
 
 // call is the state of one operation shared with its body.
@@ -129,9 +134,10 @@ func run[T any](ctx context.Context, s *Service, r Request, op string, body func
 }
 
 // audit writes the call's audit row (outcome ok), unless the body's
-// transaction did or the operation is not audited (Access.NoAudit).
+// transaction did, the operation is not audited (Access.NoAudit), or it
+// only reads for a console page (Request.PageView).
 func (s *Service) audit(ctx context.Context, c *call) error {
-	if c.audited || c.row.NoAudit {
+	if c.audited || c.row.NoAudit || (c.req.PageView && c.row.ReadOnly) {
 		return nil
 	}
 	a := &c.audit

@@ -390,3 +390,32 @@ func TestPresence(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPageViewAudit: a console page view's read writes no audit row; a
+// write marked as a page view is audited all the same.
+func TestPageViewAudit(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		f := newFixture(t, db)
+		ctx := t.Context()
+		r := as(f.owner, app.Via{Route: "console GET /w/{world}"}, wf.ScopeAll)
+		r.PageView = true
+		before := f.auditCount()
+		if _, err := f.svc.GetWorldSummary(ctx, r, &wf.WorldArgs{WorldID: f.world.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if n := f.auditCount() - before; n != 0 {
+			t.Errorf("a page view's read wrote %d audit rows", n)
+		}
+		r.PageView = false
+		if _, err := f.svc.GetWorldSummary(ctx, r, &wf.WorldArgs{WorldID: f.world.ID}); err != nil {
+			t.Fatal(err)
+		}
+		r.PageView = true
+		if _, err := f.svc.CreateCampaign(ctx, r, &wf.CreateCampaignArgs{Name: "Viewed"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := f.auditCount() - before; n != 2 {
+			t.Errorf("%d audit rows, want 2 (the read without PageView, the write)", n)
+		}
+	})
+}

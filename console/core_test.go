@@ -501,3 +501,36 @@ func TestCloseEndsLiveStreams(t *testing.T) {
 		t.Fatal("the stream is still open 10 s after Close")
 	}
 }
+
+// TestPageViewsNotAudited: looking at pages writes no audit row (the
+// world page reads wiki pages, atlas places and lore through the same
+// operations as the MCP tools, which audit their reads); every form's
+// action writes the row its API call writes.
+func TestPageViewsNotAudited(t *testing.T) {
+	db := dbtest.Open(t)
+	s := startConsole(t, db)
+	b := newBrowser(t, s.URL)
+	b.signIn(s.LoginLink(t, s.Owner))
+	count := func() int {
+		n, err := db.CountAudit(context.Background(), wf.AuditFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	for _, path := range []string{"/", "/w/" + s.World.ID, "/w/" + s.World.ID + "/wiki/" + s.Page.ID, "/w/" + s.World.ID + "/map.png", "/queue", "/rules", "/keys", "/audit"} {
+		if p := b.get(path); p.status != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, p.status)
+		}
+	}
+	if n := count(); n != before {
+		t.Errorf("page views wrote %d audit rows", n-before)
+	}
+	if p := b.post("/", "/w", url.Values{"name": {"Audited"}}); p.status != http.StatusSeeOther {
+		t.Fatalf("create world: %d", p.status)
+	}
+	if n := count(); n != before+1 {
+		t.Errorf("creating a world wrote %d audit rows, want 1", n-before)
+	}
+}

@@ -41,9 +41,11 @@ type visit struct {
 }
 
 // req is the app layer's view of the request: the session's actor, and
-// the console route (for the audit row).
+// the console route (for the audit row). The reads a GET page makes to
+// show itself are page views, which write no audit row; every form's
+// action is audited as its API call is.
 func (v *visit) req() app.Request {
-	return app.Request{Actor: v.Actor, Via: app.Via{Route: "console " + v.Pattern}}
+	return app.Request{Actor: v.Actor, Via: app.Via{Route: "console " + v.Pattern}, PageView: strings.HasPrefix(v.Pattern, "GET ")}
 }
 
 // Cannot lists the scopes the session lacks (a session signed in with a
