@@ -194,6 +194,8 @@ type auditData struct {
 	Names    map[string]string
 	Outcomes []string
 	Entries  []wf.AuditEntry
+	// People and Keys name the rows' actors and keys.
+	People, Keys map[string]string
 	// Next is the next page's URL ("" on the last page); CSV and JSONL
 	// the exports of the same filters.
 	Next, CSV, JSONL string
@@ -285,7 +287,15 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request, v *visit) {
 		return
 	}
 	d := &auditData{Form: f, Worlds: worlds, Names: worldNames(worlds), Outcomes: app.AuditOutcomes, Entries: page.Entries,
+		People: map[string]string{}, Keys: map[string]string{},
 		CSV: withQuery("/audit.csv", f.pairs()...), JSONL: withQuery("/audit.jsonl", f.pairs()...)}
+	n := c.names()
+	for _, e := range page.Entries {
+		d.People[e.ActorID] = n.user(r.Context(), e.ActorID)
+		if e.KeyID != "" {
+			d.Keys[e.KeyID] = n.key(r.Context(), e.KeyID)
+		}
+	}
 	if page.NextSeq > 0 {
 		d.Next = withQuery("/audit", append(f.pairs(), "before", strconv.FormatInt(page.NextSeq, 10))...)
 	}
