@@ -21,6 +21,53 @@ import (
 //	WORLDFORGE_TEST_BROWSER=1 WORLDFORGE_SCREENSHOTS=$PWD/docs/console go test ./console -run TestBrowserTour
 func TestBrowserTour(t *testing.T) {
 	b := browsertest.New(t)
+	s, world, edit := tourFixture(t)
+
+	b.SignIn(s.LoginLink(t, s.Owner))
+	if !strings.Contains(b.Text("table.list"), "The Amber Isles") {
+		t.Fatal("the world is not listed")
+	}
+	b.Shot("worlds")
+
+	b.Do(chromedp.Navigate(s.URL+"/w/"+world.ID), chromedp.WaitVisible(chromedp.CSS("img.map")))
+	if h := b.Text("h1"); h != "The Amber Isles" {
+		t.Errorf("world page h1 %q", h)
+	}
+	b.Shot("world")
+
+	b.Do(chromedp.Navigate(s.URL+"/queue"), chromedp.WaitVisible(chromedp.CSS("table.list")))
+	queue := b.Text("main")
+	for _, want := range []string{"harbour-guilds", "lore-keeper", "Name the harbour master", "A lighthouse on the outer reef"} {
+		if !strings.Contains(queue, want) {
+			t.Errorf("queue lacks %q", want)
+		}
+	}
+	b.Shot("queue")
+
+	b.Do(chromedp.Navigate(s.URL+"/p/"+edit), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	if !strings.Contains(b.Text("main"), "Ysolde Varn") {
+		t.Error("the diff does not show the new line")
+	}
+	b.Shot("proposal")
+
+	b.Do(chromedp.Navigate(s.URL+"/keys"), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	b.Shot("keys")
+	b.Do(chromedp.Navigate(s.URL+"/audit"), chromedp.WaitVisible(chromedp.CSS("main h1")))
+	if !strings.Contains(b.Text("main"), "propose_wiki_edit") {
+		t.Error("the audit log lacks the agent's filing")
+	}
+	b.Shot("audit")
+	if d := b.Dialogs(); len(d) != 0 {
+		t.Errorf("dialogs: %v", d)
+	}
+}
+
+// tourFixture is a server whose owner has a generated world, "The Amber
+// Isles", in which the GM's agent key "lore-keeper" filed four proposals
+// over /mcp (two in the changeset harbour-guilds); it returns the world
+// and the id of the wiki edit.
+func tourFixture(t *testing.T) (*testserver.Server, wf.CreateWorldResult, string) {
+	t.Helper()
 	db := dbtest.Open(t)
 	s := testserver.StartWith(t, db, testserver.Config{Console: true})
 	ctx := context.Background()
@@ -60,41 +107,5 @@ func TestBrowserTour(t *testing.T) {
 		"diff_summary": "A lighthouse on the outer reef",
 		"payload":      map[string]any{"name": "Bellrock Light", "terrainType": "coast"}})
 
-	b.SignIn(s.LoginLink(t, s.Owner))
-	if !strings.Contains(b.Text("table.list"), "The Amber Isles") {
-		t.Fatal("the world is not listed")
-	}
-	b.Shot("worlds")
-
-	b.Do(chromedp.Navigate(s.URL+"/w/"+world.ID), chromedp.WaitVisible(chromedp.CSS("img.map")))
-	if h := b.Text("h1"); h != "The Amber Isles" {
-		t.Errorf("world page h1 %q", h)
-	}
-	b.Shot("world")
-
-	b.Do(chromedp.Navigate(s.URL+"/queue"), chromedp.WaitVisible(chromedp.CSS("table.list")))
-	queue := b.Text("main")
-	for _, want := range []string{"harbour-guilds", "lore-keeper", "Name the harbour master", "A lighthouse on the outer reef"} {
-		if !strings.Contains(queue, want) {
-			t.Errorf("queue lacks %q", want)
-		}
-	}
-	b.Shot("queue")
-
-	b.Do(chromedp.Navigate(s.URL+"/p/"+edit), chromedp.WaitVisible(chromedp.CSS("main h1")))
-	if !strings.Contains(b.Text("main"), "Ysolde Varn") {
-		t.Error("the diff does not show the new line")
-	}
-	b.Shot("proposal")
-
-	b.Do(chromedp.Navigate(s.URL+"/keys"), chromedp.WaitVisible(chromedp.CSS("main h1")))
-	b.Shot("keys")
-	b.Do(chromedp.Navigate(s.URL+"/audit"), chromedp.WaitVisible(chromedp.CSS("main h1")))
-	if !strings.Contains(b.Text("main"), "propose_wiki_edit") {
-		t.Error("the audit log lacks the agent's filing")
-	}
-	b.Shot("audit")
-	if d := b.Dialogs(); len(d) != 0 {
-		t.Errorf("dialogs: %v", d)
-	}
+	return s, world, edit
 }
