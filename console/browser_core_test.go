@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/app"
@@ -56,5 +57,29 @@ func TestBrowserSignIn(t *testing.T) {
 	b.Do(chromedp.Click(chromedp.CSS("form.signout button")), chromedp.WaitVisible(chromedp.CSS("#credential")))
 	if f := b.Text("#flash"); f != "Signed out." {
 		t.Errorf("flash %q", f)
+	}
+}
+
+// TestBrowserKeyboard signs in with the keyboard alone: Tab goes to the
+// skip link, the home link, then the credential field, and Enter sends
+// the form.
+func TestBrowserKeyboard(t *testing.T) {
+	b := browsertest.New(t)
+	db := dbtest.Open(t)
+	s := startConsole(t, db)
+	key := s.Key(t, s.Owner, wf.ScopeAll)
+	b.Do(chromedp.Navigate(s.URL+"/signin"), chromedp.WaitVisible(chromedp.CSS("#credential")))
+	focused := func() string {
+		b.Do(chromedp.KeyEvent(kb.Tab))
+		return browsertest.Run(b, chromedp.Evaluate[string](`document.activeElement.id || document.activeElement.className`))
+	}
+	for _, want := range []string{"skip", "brand", "credential"} {
+		if got := focused(); got != want {
+			t.Fatalf("Tab focused %q, want %q", got, want)
+		}
+	}
+	b.Do(chromedp.KeyEvent(key+kb.Enter), chromedp.WaitVisible(chromedp.CSS("header.top nav")))
+	if h := b.Text("h1"); h != "Your worlds" {
+		t.Errorf("after Enter: h1 %q", h)
 	}
 }
