@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
@@ -139,9 +140,12 @@ type Client struct {
 	dialing   *session // the session in its handshake
 	closed    bool
 	closeDone chan struct{}
-	tools     []*mcp.Tool
-	nres      int // resources, as last listed
-	nprompts  int // prompts, as last listed
+	tools     []*mcp.Tool // as filtered by filter
+	hidden    int         // tools the filter hid from the last listing
+	filter    *toolFilter // AllowedTools and DisabledTools; nil keeps all
+	filterErr *Error      // a bad pattern: Connect fails with it
+	nres      int         // resources, as last listed
+	nprompts  int         // prompts, as last listed
 	refresh   refreshState
 	oauth     oauthHolder // OAuth tokens, kept across reconnects (dial.go)
 }
@@ -177,6 +181,11 @@ func NewClient(cfg ServerConfig, opts *ClientOptions) *Client {
 		c.opts.MaxMessageSize = DefaultMaxMessageSize
 	}
 	c.events.fn = c.phaseChanged
+	if f, err := newToolFilter(&c.cfg); err != nil {
+		c.filterErr = &Error{Code: CodeConfigError, Server: cfg.Name, Message: "tool filter: " + err.Error(), Err: err}
+	} else {
+		c.filter = f
+	}
 	if c.opts.LogLevel != "" {
 		level := c.opts.LogLevel
 		c.logLevel.Store(&level)
@@ -246,12 +255,41 @@ func (c *Client) InitializeResult() *mcp.InitializeResult {
 }
 
 // Tools returns the cached tool list: as listed at connect, refreshed by
-// ListTools and on the server's tools/list_changed. It keeps the last
+// ListTools and on the server's tools/list_changed, without the tools
+// that the server's AllowedTools and DisabledTools hide. It keeps the last
 // known list while the client is faulted.
 func (c *Client) Tools() []*mcp.Tool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.tools)
+}
+
+// setToolsLocked stores a listing of the server's tools, without the
+// tools the filter hides; it returns what it stored. Callers hold c.mu.
+func (c *Client) setToolsLocked(tools []*mcp.Tool) []*mcp.Tool {
+	if c.filter != nil {
+		kept := make([]*mcp.Tool, 0, len(tools))
+		for _, t := range tools {
+			if t != nil && c.filter.keeps(t.Name) {
+				kept = append(kept, t)
+			}
+		}
+		c.hidden = len(tools) - len(kept)
+		tools = kept
+	}
+	c.tools = tools
+	return tools
+}
+
+// filteredToolError is the answer to a call of a tool the filter hides:
+// the one an MCP server gives for a tool it does not have (JSON-RPC
+// -32602, "unknown tool"), as CallTool reports it, so that a hidden tool
+// cannot be told from a missing one.
+func (c *Client) filteredToolError(name string) *Error {
+	we := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	e := c.newError(CodeToolNotFound, "", errOp{method: methodCallTool, name: name}, we.Message, we)
+	e.Details = &WireError{Code: we.Code, Message: we.Message}
+	return e
 }
 
 func (c *Client) hasTool(name string) bool {
@@ -268,6 +306,9 @@ type ServerStatus struct {
 	Tools     int
 	Resources int
 	Prompts   int
+	// HiddenTools is how many tools of the last listing the server's
+	// AllowedTools and DisabledTools hid (Tools does not count them).
+	HiddenTools int
 	// Err is the last connect failure or fault (nil when ready).
 	Err error
 }
@@ -278,7 +319,7 @@ func (c *Client) Status() ServerStatus {
 	defer c.mu.Unlock()
 	return ServerStatus{
 		Name: c.cfg.Name, Transport: c.cfg.Transport(), Phase: c.phase,
-		Tools: len(c.tools), Resources: c.nres, Prompts: c.nprompts, Err: c.fault,
+		Tools: len(c.tools), Resources: c.nres, Prompts: c.nprompts, HiddenTools: c.hidden, Err: c.fault,
 	}
 }
 
@@ -348,12 +389,17 @@ func (c *Client) do(ctx context.Context, op errOp, fn func(ctx context.Context, 
 // (text, image, audio, resource links, embedded resources), structured
 // content and isError. A result with isError set is not an error here
 // (see ToolResultError). args must marshal to a JSON object (nil for
-// none).
+// none). A tool that the server's AllowedTools or DisabledTools hide is
+// refused without asking the server, with the TOOL_NOT_FOUND an unknown
+// tool gets.
 //
 // Errors: TOOL_NOT_FOUND, INVALID_PARAMETERS, SERVER_ERROR, TIMEOUT,
 // NOT_CONNECTED (with the exit status when the server died mid-call),
 // TRANSPORT_ERROR, PROTOCOL_ERROR, SESSION_ERROR.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	if !c.filter.keeps(name) {
+		return nil, c.filteredToolError(name)
+	}
 	var res *mcp.CallToolResult
 	err := c.do(ctx, errOp{method: methodCallTool, name: name}, func(ctx context.Context, cs *mcp.ClientSession) error {
 		p := &mcp.CallToolParams{Name: name, Arguments: args}
@@ -370,7 +416,8 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	return res, nil
 }
 
-// ListTools lists the server's tools (all pages) and refreshes the cache.
+// ListTools lists the server's tools (all pages), without those its
+// AllowedTools and DisabledTools hide, and refreshes the cache.
 func (c *Client) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	err := c.do(ctx, errOp{method: "tools/list"}, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
@@ -387,7 +434,7 @@ func (c *Client) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.tools = tools
+	tools = c.setToolsLocked(tools)
 	c.mu.Unlock()
 	return slices.Clone(tools), nil
 }

@@ -41,6 +41,10 @@ type ServerEntry struct {
 	Timeout int64             `json:"timeout,omitempty"` // milliseconds
 	Enabled *bool             `json:"enabled,omitempty"` // nil: enabled
 	OAuth   *oauth.Entry      `json:"oauth,omitempty"`   // http and sse only
+	// AllowedTools and DisabledTools filter the server's tools (see
+	// ServerConfig).
+	AllowedTools  []string `json:"allowedTools,omitempty"`
+	DisabledTools []string `json:"disabledTools,omitempty"`
 }
 
 // ExampleConfig returns the example configuration of the original API: a
@@ -71,16 +75,73 @@ func ExampleConfig() *ConfigFile {
 	}}
 }
 
+// DefaultConfigDirName is the configuration directory name of LoadOptions
+// when none is given: $XDG_CONFIG_HOME/worldforge/mcp.json and
+// <project>/.worldforge/mcp.json.
+const DefaultConfigDirName = "worldforge"
+
 // LoadOptions says where LoadConfig looks and how it expands variables.
 type LoadOptions struct {
-	// ExplicitFile, if set, is read last and wins; it must exist.
+	// File, if set, is the one file read: it must exist, and the user,
+	// project and explicit files are not read. Use it for a file written
+	// for another host (a Claude Desktop or VS Code configuration), or for
+	// a command's --config flag.
+	File string
+	// ExplicitFile, if set, is read after the user and project files and
+	// wins over them; it must exist. It cannot be combined with File.
 	ExplicitFile string
-	// Cwd is the project directory; "" skips the project file.
+	// Cwd is the project directory: its project file is read (unless File
+	// is set), and a relative "cwd" of any entry is taken relative to it
+	// ("" means the process's working directory for that, and no project
+	// file).
 	Cwd string
-	// Getenv looks up variables for ${VAR} expansion and for
-	// XDG_CONFIG_HOME and HOME. Nil means no variable is set (and so no
-	// user file). Pass os.Getenv for the process environment.
+	// DirName names the configuration directory of the user and project
+	// files: $XDG_CONFIG_HOME/<DirName>/mcp.json and
+	// <Cwd>/.<DirName>/mcp.json (default DefaultConfigDirName). It must be
+	// a single path element.
+	DirName string
+	// LookupEnv looks up variables for ${VAR} expansion and for
+	// XDG_CONFIG_HOME and HOME, telling a variable set to the empty
+	// string from an unset one. When nil, Getenv is used; when both are
+	// nil, the process environment (os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// Getenv is LookupEnv for callers with a getenv function, which cannot
+	// tell an empty variable from an unset one: an empty value counts as
+	// unset.
 	Getenv func(string) string
+}
+
+// lookup returns the variable lookup the options ask for.
+func (o *LoadOptions) lookup() func(string) (string, bool) {
+	switch {
+	case o.LookupEnv != nil:
+		return o.LookupEnv
+	case o.Getenv != nil:
+		return configtext.Lookup(o.Getenv)
+	}
+	return os.LookupEnv
+}
+
+func (o *LoadOptions) dirName() string {
+	if o.DirName == "" {
+		return DefaultConfigDirName
+	}
+	return o.DirName
+}
+
+// UserFile returns the user file the options name ("" if neither
+// XDG_CONFIG_HOME nor HOME is set); see UserConfigPath.
+func (o *LoadOptions) UserFile() string {
+	l := o.lookup()
+	return userConfigPath(o.dirName(), func(k string) string { v, _ := l(k); return v })
+}
+
+// ProjectFile returns the project file the options name, "" without Cwd.
+func (o *LoadOptions) ProjectFile() string {
+	if o.Cwd == "" {
+		return ""
+	}
+	return filepath.Join(o.Cwd, "."+o.dirName(), "mcp.json")
 }
 
 // Config is the merged result of LoadConfig.
@@ -115,6 +176,10 @@ func UserConfigPath(getenv func(string) string) string {
 	if getenv == nil {
 		return ""
 	}
+	return userConfigPath(DefaultConfigDirName, getenv)
+}
+
+func userConfigPath(dirName string, getenv func(string) string) string {
 	base := getenv("XDG_CONFIG_HOME")
 	if base == "" || !filepath.IsAbs(base) {
 		home := getenv("HOME")
@@ -123,12 +188,12 @@ func UserConfigPath(getenv func(string) string) string {
 		}
 		base = filepath.Join(home, ".config")
 	}
-	return filepath.Join(base, "worldforge", "mcp.json")
+	return filepath.Join(base, dirName, "mcp.json")
 }
 
 // ProjectConfigPath returns <cwd>/.worldforge/mcp.json.
 func ProjectConfigPath(cwd string) string {
-	return filepath.Join(cwd, ".worldforge", "mcp.json")
+	return filepath.Join(cwd, "."+DefaultConfigDirName, "mcp.json")
 }
 
 // LoadConfig reads up to three files, each in either of two formats, and
@@ -137,13 +202,15 @@ func ProjectConfigPath(cwd string) string {
 //   - the user file, $XDG_CONFIG_HOME/worldforge/mcp.json
 //     (~/.config/worldforge/mcp.json when XDG_CONFIG_HOME is unset);
 //   - the project file, <cwd>/.worldforge/mcp.json;
-//   - an explicit file named by the caller (a command-line flag).
+//   - an explicit file named by the caller (LoadOptions.ExplicitFile).
 //
-// Precedence is explicit file > project file > user file: an entry replaces
-// the whole entry of the same name from a file of lower precedence (fields
-// are not merged), so a project can also disable a user's server with
-// "enabled": false. Missing user and project files are skipped; a missing
-// explicit file is an error.
+// (LoadOptions.DirName replaces "worldforge" in both paths.) Precedence is
+// explicit file > project file > user file: an entry replaces the whole
+// entry of the same name from a file of lower precedence (fields are not
+// merged), so a project can also disable a user's server with "enabled":
+// false. Missing user and project files are skipped; a missing explicit
+// file is an error. With LoadOptions.File, that one file is read and no
+// other (a missing one is an error).
 //
 // The toolkit's own format has a "servers" key holding a list of entries
 // with a "name", or an object keyed by name:
@@ -158,9 +225,13 @@ func ProjectConfigPath(cwd string) string {
 //	                               "headers": {"Authorization": "Bearer ${WORLDFORGE_KEY}"}}}}
 //
 // Entry fields: command, args, env, cwd (a relative cwd is taken relative
-// to the file's directory), url, headers, timeout (milliseconds per
-// request), enabled (default true; "disabled": true is accepted too) and
-// type. An entry with a command is a stdio server; one with a url is a
+// to the project directory, LoadOptions.Cwd, or the process's working
+// directory without one), url, headers, timeout (milliseconds per
+// request), enabled (default true; "disabled": true is accepted too),
+// type, and the tool filters allowedTools and disabledTools: lists of
+// tool names in which "*" stands for any run of characters (see
+// ServerConfig.AllowedTools; a bad pattern disables the entry with an
+// error naming it, such as allowedTools[1]). An entry with a command is a stdio server; one with a url is a
 // streamable-HTTP server, or a legacy SSE server with "type": "sse".
 // Unknown fields are ignored, so files written for other hosts load.
 //
@@ -173,10 +244,12 @@ func ProjectConfigPath(cwd string) string {
 //	          "scopes": ["mcp:read"], "redirectUri": "http://127.0.0.1:33418/callback"}
 //
 // ${VAR} and ${VAR:-default} are expanded in command, args, env values,
-// cwd, url and header values. A variable set to the empty string counts as
-// unset. An unset ${VAR} without a default is an error in that entry. A
-// "$" not followed by "{" is literal; there is no escape for a literal
-// "${".
+// cwd, url and header values, from the process environment unless
+// LoadOptions says otherwise. A variable set to the empty string expands
+// to ""; ${VAR:-default} takes the default when VAR is unset or empty. An
+// unset ${VAR} without a default is an error in that entry, unless the
+// entry is disabled: a disabled entry is not expanded. A "$" not followed
+// by "{" is literal; there is no escape for a literal "${".
 //
 // LoadConfig returns an error only for the explicit file: when it cannot
 // be read or is not a configuration file at all. Problems in the user and
@@ -184,24 +257,41 @@ func ProjectConfigPath(cwd string) string {
 // Config.Errors; a bad entry disables that server only (it does not fall
 // back to an entry of lower precedence).
 func LoadConfig(opts LoadOptions) (*Config, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
+	if opts.File != "" && opts.ExplicitFile != "" {
+		return nil, configErr(ConfigIssue{File: opts.File}, "LoadOptions: File and ExplicitFile are both set", nil)
 	}
+	if d := opts.DirName; d != "" && (d == "." || d == ".." || strings.ContainsAny(d, `/\`+"\x00") || d != filepath.Base(d)) {
+		return nil, configErr(ConfigIssue{}, fmt.Sprintf("LoadOptions: DirName %q is not a single path element", d), nil)
+	}
+	lookup := opts.lookup()
+	base := opts.Cwd
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, configErr(ConfigIssue{}, "cannot resolve relative cwd entries", err)
+		}
+		base = wd
+	}
+	base, _ = filepath.Abs(base)
+	pc := parseCtx{lookup: lookup, project: base}
 
 	type source struct {
 		path     string
 		explicit bool
 	}
 	var sources []source // lowest precedence first
-	if p := UserConfigPath(opts.Getenv); p != "" {
-		sources = append(sources, source{path: p})
-	}
-	if opts.Cwd != "" {
-		sources = append(sources, source{path: ProjectConfigPath(opts.Cwd)})
-	}
-	if opts.ExplicitFile != "" {
-		sources = append(sources, source{path: opts.ExplicitFile, explicit: true})
+	if opts.File != "" {
+		sources = append(sources, source{path: opts.File, explicit: true})
+	} else {
+		if p := opts.UserFile(); p != "" {
+			sources = append(sources, source{path: p})
+		}
+		if p := opts.ProjectFile(); p != "" {
+			sources = append(sources, source{path: p})
+		}
+		if opts.ExplicitFile != "" {
+			sources = append(sources, source{path: opts.ExplicitFile, explicit: true})
+		}
 	}
 
 	winners := map[string]parsedEntry{}
@@ -217,7 +307,7 @@ func LoadConfig(opts LoadOptions) (*Config, error) {
 			}
 			continue
 		}
-		entries, problems, err := parseConfig(data, src.path, getenv)
+		entries, problems, err := parseConfig(data, src.path, pc)
 		if err != nil {
 			if src.explicit {
 				return nil, err
@@ -318,7 +408,7 @@ func configErr(is ConfigIssue, msg string, cause error) *Error {
 // parseConfig parses one file. It fails only when the file as a whole is
 // unusable. A bad entry is returned as an entry with err set; entries that
 // cannot be named (no name, a duplicate name) are returned as problems.
-func parseConfig(data []byte, file string, getenv func(string) string) (out []parsedEntry, problems []error, _ error) {
+func parseConfig(data []byte, file string, pc parseCtx) (out []parsedEntry, problems []error, _ error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		if err == nil {
@@ -402,7 +492,7 @@ func parseConfig(data []byte, file string, getenv func(string) string) (out []pa
 	}
 
 	for _, r := range raws {
-		out = append(out, parseEntry(r.name, r.data, file, getenv))
+		out = append(out, parseEntry(r.name, r.data, file, pc))
 	}
 	return out, problems, nil
 }
@@ -427,8 +517,17 @@ func objectEntries(data json.RawMessage) ([]namedRaw, error) {
 	return out, nil
 }
 
+// parseCtx is what parsing an entry needs besides the entry: the variable
+// lookup and the absolute project directory, the base of a relative cwd.
+type parseCtx struct {
+	lookup  func(string) (string, bool)
+	project string
+}
+
 // parseEntry turns one entry into a ServerConfig, or reports why it can't.
-func parseEntry(name string, data json.RawMessage, file string, getenv func(string) string) parsedEntry {
+// A disabled entry is checked but not expanded: its variables need not be
+// set.
+func parseEntry(name string, data json.RawMessage, file string, pc parseCtx) parsedEntry {
 	pe := parsedEntry{name: name, file: file}
 	fail := func(field, format string, args ...any) parsedEntry {
 		pe.err = configErr(ConfigIssue{File: file, Server: name, Field: field}, fmt.Sprintf(format, args...), nil)
@@ -537,6 +636,34 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 		kind = TransportHTTP
 	}
 
+	// Tool filters.
+	var filters [2][]string
+	for i, key := range []string{"allowedTools", "disabledTools"} {
+		v, ok := fields[key]
+		if !ok || configtext.IsNull(v) {
+			continue
+		}
+		var raw []json.RawMessage
+		if configtext.FirstByte(v) != '[' || json.Unmarshal(v, &raw) != nil {
+			return fail(key, "want a list of tool names and * patterns")
+		}
+		for j, item := range raw {
+			var p string
+			if err := json.Unmarshal(item, &p); err != nil {
+				return fail(fmt.Sprintf("%s[%d]", key, j), "want a string")
+			}
+			if err := ValidToolPattern(p); err != nil {
+				return fail(fmt.Sprintf("%s[%d]", key, j), "%v", err)
+			}
+			filters[i] = append(filters[i], p)
+		}
+	}
+	if !enabled {
+		// Not used, so not expanded: an unset variable in a disabled
+		// entry is no error.
+		return pe
+	}
+
 	// Expansion.
 	var err error
 	expand := func(field, s string) string {
@@ -544,13 +671,13 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 			return ""
 		}
 		var out string
-		out, err = configtext.ExpandVars(s, getenv)
+		out, err = configtext.ExpandVars(s, pc.lookup)
 		if err != nil {
 			pe.err = configErr(ConfigIssue{File: file, Server: name, Field: field}, err.Error(), nil)
 		}
 		return out
 	}
-	sc := ServerConfig{Name: name, Kind: kind, Timeout: timeout}
+	sc := ServerConfig{Name: name, Kind: kind, Timeout: timeout, AllowedTools: filters[0], DisabledTools: filters[1]}
 	sc.Command = expand("command", command)
 	for i, a := range args {
 		sc.Args = append(sc.Args, expand(fmt.Sprintf("args[%d]", i), a))
@@ -563,7 +690,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 		return pe
 	}
 	if sc.Cwd != "" && !filepath.IsAbs(sc.Cwd) {
-		sc.Cwd = filepath.Join(filepath.Dir(file), sc.Cwd)
+		sc.Cwd = filepath.Join(pc.project, sc.Cwd)
 	}
 	if kind == TransportStdio {
 		if strings.TrimSpace(sc.Command) == "" {
@@ -595,7 +722,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 		if kind == TransportStdio {
 			return fail("oauth", "only http and sse servers use OAuth")
 		}
-		oc, err := oauth.ParseEntry(v, file, getenv)
+		oc, err := oauth.ParseEntry(v, file, func(k string) string { v, _ := pc.lookup(k); return v })
 		if ce := (*oauth.ConfigError)(nil); errors.As(err, &ce) {
 			return fail(ce.Field, "%s", ce.Message)
 		} else if err != nil {

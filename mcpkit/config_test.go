@@ -255,13 +255,22 @@ func TestLoadConfigPrecedence(t *testing.T) {
 			t.Fatalf("err = %v, want CONFIG_ERROR wrapping not-exist", err)
 		}
 	})
-	t.Run("nil getenv skips the user file", func(t *testing.T) {
+	t.Run("nil Getenv is the process environment", func(t *testing.T) {
+		t.Setenv("XDG_CONFIG_HOME", env.xdg)
+		t.Setenv("MCPKIT_TEST_USER_VAR", "from-process")
+		writeFile(t, filepath.Join(env.xdg, "worldforge", "mcp.json"), `{"servers": [
+			{"name": "only-user", "command": "${MCPKIT_TEST_USER_VAR}"}]}`)
 		cfg, err := LoadConfig(LoadOptions{Cwd: env.project})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := cfg.Sources["only-user"]; ok {
-			t.Errorf("user file read without Getenv")
+		if cfg.Sources["only-user"] != env.userFile() || len(cfg.Errors) != 1 {
+			t.Fatalf("user file not read from the process environment: %+v", cfg)
+		}
+		for _, s := range cfg.Servers {
+			if s.Name == "only-user" && s.Command != "from-process" {
+				t.Errorf("command = %q, want the process's variable", s.Command)
+			}
 		}
 	})
 }
@@ -410,7 +419,7 @@ func TestLoadConfigExpansion(t *testing.T) {
 			Name: "local", Kind: TransportStdio, Command: "/opt/srv",
 			Args: []string{"--dir", "/data", "fallback", "$HOME", "$/data"},
 			Env:  map[string]string{"TOKEN": "s3cr3t", "MODE": "dev"},
-			Cwd:  filepath.Join(filepath.Dir(path), "sub", "srv"),
+			Cwd:  filepath.Join(env.project, "sub", "srv"),
 		},
 		{
 			Name: "remote", Kind: TransportHTTP, URL: "http://127.0.0.1:9090/mcp",

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,11 +42,25 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 		return nil, e
 	}
 
+	if c.filterErr != nil {
+		return fail(c.filterErr)
+	}
 	var t mcp.Transport
 	switch kind := c.cfg.Transport(); kind {
 	case TransportStdio:
 		if c.cfg.Command == "" {
 			return fail(c.newError(CodeConfigError, "", errOp{}, "stdio server has no command", nil))
+		}
+		if c.cfg.Cwd != "" {
+			// Without this, a missing directory fails the spawn in a way
+			// that reads like a missing command.
+			if fi, err := os.Stat(c.cfg.Cwd); err != nil || !fi.IsDir() {
+				if err == nil {
+					err = fmt.Errorf("%s: not a directory", c.cfg.Cwd)
+				}
+				return fail(c.newError(CodeConnectionFailed, FaultSpawnFailed, errOp{},
+					fmt.Sprintf("cannot start %s: working directory %q does not exist or is not a directory", c.cfg.Command, c.cfg.Cwd), err))
+			}
 		}
 		p, err := startProcess(&c.cfg, c.log)
 		if err != nil {
@@ -211,7 +226,7 @@ func (c *Client) afterHandshake(ctx context.Context, s *session) *Error {
 		}
 	}
 	c.mu.Lock()
-	c.tools = tools
+	c.setToolsLocked(tools)
 	c.nres = max(nres, 0)
 	c.nprompts = max(nprompts, 0)
 	c.mu.Unlock()

@@ -287,5 +287,7 @@ func SameServerConfig(a, b ServerConfig) bool {
 		a.Cwd == b.Cwd &&
 		a.URL == b.URL &&
 		maps.Equal(a.Headers, b.Headers) &&
-		a.Timeout == b.Timeout
+		a.Timeout == b.Timeout &&
+		slices.Equal(a.AllowedTools, b.AllowedTools) &&
+		slices.Equal(a.DisabledTools, b.DisabledTools)
 }

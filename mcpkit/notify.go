@@ -76,7 +76,7 @@ func (c *Client) listChanged(kind listKind) {
 				c.mu.Lock()
 				current := c.sess == s
 				if err == nil && current {
-					c.tools = tools
+					tools = c.setToolsLocked(tools)
 				}
 				again := c.refresh.again && current
 				c.refresh.again = false

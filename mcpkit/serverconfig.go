@@ -1,8 +1,11 @@
 package mcpkit
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
@@ -43,6 +46,106 @@ type ServerConfig struct {
 	// Timeout bounds each request to this server (0: the client's
 	// default, 60 s). A context deadline on a call overrides it.
 	Timeout time.Duration
+
+	// AllowedTools and DisabledTools filter the server's tools by their
+	// own names: exact names, or patterns where "*" stands for any run of
+	// characters (see ValidToolPattern). With AllowedTools set, only the
+	// tools matching one of its patterns are kept; then every tool
+	// matching a pattern of DisabledTools is dropped. A filtered tool is
+	// absent from the client's tool list (and so from a Registry, a
+	// Bridge and a gateway), and a call to it is refused before it reaches
+	// the server with the answer to an unknown tool. Empty lists filter
+	// nothing.
+	AllowedTools  []string
+	DisabledTools []string
+}
+
+// ValidToolPattern checks a pattern of AllowedTools or DisabledTools: a
+// tool name, in which "*" stands for any run of characters (none too).
+// It must not be empty and must not hold white space, control characters
+// or the glob characters "?", "[", "]", "{", "}" and the backslash, which would
+// read as wildcards that the filter does not have.
+func ValidToolPattern(p string) error {
+	if p == "" {
+		return fmt.Errorf("empty pattern")
+	}
+	for _, r := range p {
+		switch {
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			return fmt.Errorf("pattern %q holds white space or a control character", p)
+		case strings.ContainsRune("?[]{}\\", r):
+			return fmt.Errorf("pattern %q holds %q: only * is a wildcard", p, r)
+		}
+	}
+	return nil
+}
+
+// toolFilter is a ServerConfig's AllowedTools and DisabledTools, checked.
+type toolFilter struct {
+	allowed, disabled []string
+}
+
+// newToolFilter checks the patterns; the error names the list and the
+// position of the first bad one.
+func newToolFilter(cfg *ServerConfig) (*toolFilter, error) {
+	for _, l := range []struct {
+		field    string
+		patterns []string
+	}{{"allowedTools", cfg.AllowedTools}, {"disabledTools", cfg.DisabledTools}} {
+		for i, p := range l.patterns {
+			if err := ValidToolPattern(p); err != nil {
+				return nil, fmt.Errorf("%s[%d]: %w", l.field, i, err)
+			}
+		}
+	}
+	if len(cfg.AllowedTools) == 0 && len(cfg.DisabledTools) == 0 {
+		return nil, nil
+	}
+	return &toolFilter{allowed: cfg.AllowedTools, disabled: cfg.DisabledTools}, nil
+}
+
+// keeps reports whether the filter lets the tool through; a nil filter
+// keeps every tool.
+func (f *toolFilter) keeps(tool string) bool {
+	if f == nil {
+		return true
+	}
+	if len(f.allowed) > 0 && !matchesAny(f.allowed, tool) {
+		return false
+	}
+	return !matchesAny(f.disabled, tool)
+}
+
+func matchesAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if globMatch(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch matches name against a pattern where "*" stands for any run
+// of characters: the literal parts must appear in order, the first at the
+// start and the last at the end.
+func globMatch(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == name
+	}
+	first, last := parts[0], parts[len(parts)-1]
+	if !strings.HasPrefix(name, first) {
+		return false
+	}
+	name = name[len(first):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(name, mid)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(mid):]
+	}
+	return strings.HasSuffix(name, last)
 }
 
 // Transport returns the configured or inferred transport kind, or "" if

@@ -126,7 +126,7 @@ func parseEntry(data json.RawMessage, file string, getenv func(string) string) (
 		if bad != nil || s == "" {
 			return s
 		}
-		out, err := configtext.ExpandVars(s, getenv)
+		out, err := configtext.ExpandVars(s, configtext.Lookup(getenv))
 		if err != nil {
 			msg := err.Error()
 			if secret {

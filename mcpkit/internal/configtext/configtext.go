@@ -9,10 +9,12 @@ import (
 	"strings"
 )
 
-// ExpandVars replaces ${VAR} and ${VAR:-default} in s. A "$" not followed
-// by "{" is literal. An unset (or empty) VAR without a default, an
-// unterminated "${" and a bad variable name are errors.
-func ExpandVars(s string, getenv func(string) string) (string, error) {
+// ExpandVars replaces ${VAR} and ${VAR:-default} in s, looking variables
+// up with lookup. A variable set to the empty string expands to "" with
+// ${VAR}; ${VAR:-default} takes the default when VAR is unset or empty, as
+// in the shell. A "$" not followed by "{" is literal. An unset VAR without
+// a default, an unterminated "${" and a bad variable name are errors.
+func ExpandVars(s string, lookup func(string) (string, bool)) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
@@ -34,15 +36,25 @@ func ExpandVars(s string, getenv func(string) string) (string, error) {
 		if !ValidVarName(name) {
 			return "", fmt.Errorf("bad variable reference ${%s}", ref)
 		}
-		v := getenv(name)
-		if v == "" {
-			if !hasDef {
-				return "", fmt.Errorf("variable %s is not set", name)
-			}
+		v, set := lookup(name)
+		switch {
+		case !set && !hasDef:
+			return "", fmt.Errorf("variable %s is not set", name)
+		case v == "" && hasDef:
 			v = def
 		}
 		b.WriteString(v)
 		s = rest[j+1:]
+	}
+}
+
+// Lookup turns a getenv function, which cannot tell an empty variable
+// from an unset one, into a lookup function where the empty string counts
+// as unset.
+func Lookup(getenv func(string) string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v := getenv(name)
+		return v, v != ""
 	}
 }
 

@@ -4,7 +4,7 @@ import "testing"
 
 func TestExpandVars(t *testing.T) {
 	vars := map[string]string{"A": "1", "B_2": "two", "EMPTY": ""}
-	getenv := func(k string) string { return vars[k] }
+	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 	tests := []struct {
 		in, want string
 		err      bool
@@ -19,14 +19,15 @@ func TestExpandVars(t *testing.T) {
 		{in: "${NOPE:-a:-b}", want: "a:-b"},
 		{in: "$A ${A}", want: "$A 1"},
 		{in: "${NOPE}", err: true},
-		{in: "${EMPTY}", err: true},
+		{in: "${EMPTY}", want: ""},
+		{in: "a${EMPTY}b", want: "ab"},
 		{in: "${A", err: true},
 		{in: "${}", err: true},
 		{in: "${A-B}", err: true},
 		{in: "${9}", err: true},
 	}
 	for _, tt := range tests {
-		got, err := ExpandVars(tt.in, getenv)
+		got, err := ExpandVars(tt.in, lookup)
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ExpandVars(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.err)
 		}
