@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // configEnv is a test environment: a user file under XDG_CONFIG_HOME, a
@@ -342,6 +345,14 @@ func TestLoadConfigBadEntries(t *testing.T) {
 		{"unterminated variable", `{"command": "x", "args": ["${HOME"]}`, "args[0]"},
 		{"bad variable name", `{"command": "x", "env": {"A": "${1X}"}}`, "env.A"},
 		{"empty command after expansion", `{"command": "${EMPTY:-}"}`, "command"},
+		{"allowedTools not a list", `{"command": "x", "allowedTools": "echo"}`, "allowedTools"},
+		{"disabledTools an object", `{"command": "x", "disabledTools": {"a": true}}`, "disabledTools"},
+		{"pattern not a string", `{"command": "x", "allowedTools": ["echo", 1]}`, "allowedTools[1]"},
+		{"empty pattern", `{"command": "x", "disabledTools": [""]}`, "disabledTools[0]"},
+		{"pattern with ?", `{"command": "x", "disabledTools": ["ok", "ech?"]}`, "disabledTools[1]"},
+		{"pattern with brackets", `{"command": "x", "allowedTools": ["[ab]*"]}`, "allowedTools[0]"},
+		{"pattern with a space", `{"command": "x", "allowedTools": ["read file"]}`, "allowedTools[0]"},
+		{"bad pattern in a disabled entry", `{"command": "x", "enabled": false, "allowedTools": ["a\\b"]}`, "allowedTools[0]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -549,6 +560,8 @@ func FuzzLoadConfig(f *testing.F) {
 		`{"mcpServers": {"s": {"type": "sse", "url": "https://h/sse", "timeout": 1e3, "enabled": true}}}`,
 		`{"mcpServers": {"b": {"command": "x", "url": "http://h/"}, "c": {}}}`,
 		`{"servers": [null, 1, "x", {"name": ""}]}`,
+		`{"mcpServers": {"f": {"command": "x", "allowedTools": ["a*", "b"], "disabledTools": ["*_x"]}}}`,
+		`{"mcpServers": {"d": {"command": "${UNSET}", "enabled": false, "cwd": "rel"}}}`,
 		`not json`, `null`, `[]`, `{}`,
 	} {
 		f.Add([]byte(seed), "value")
@@ -609,6 +622,235 @@ func FuzzLoadConfig(f *testing.F) {
 			if s.Timeout < 0 {
 				t.Fatalf("negative timeout: %+v", s)
 			}
+			if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {
+				t.Fatalf("relative cwd: %+v", s)
+			}
+			for _, p := range append(slices.Clone(s.AllowedTools), s.DisabledTools...) {
+				if err := ValidToolPattern(p); err != nil {
+					t.Fatalf("bad pattern kept: %v", err)
+				}
+			}
 		}
 	})
+}
+
+func TestLoadConfigToolFilters(t *testing.T) {
+	env := newConfigEnv(t)
+	path := writeFile(t, filepath.Join(t.TempDir(), "mcp.json"), `{"mcpServers": {
+		"both": {"command": "x", "allowedTools": ["read_*", "list"], "disabledTools": ["read_secret"]},
+		"none": {"command": "x", "allowedTools": null, "disabledTools": []}
+	}}`)
+	cfg, err := env.load(path)
+	if err != nil || len(cfg.Errors) > 0 {
+		t.Fatal(err, cfg.Errors)
+	}
+	got := cfg.Servers[0]
+	if got.Name != "both" || !slices.Equal(got.AllowedTools, []string{"read_*", "list"}) || !slices.Equal(got.DisabledTools, []string{"read_secret"}) {
+		t.Errorf("both: %+v", got)
+	}
+	if s := cfg.Servers[1]; len(s.AllowedTools) != 0 || len(s.DisabledTools) != 0 {
+		t.Errorf("none: %+v", s)
+	}
+	// SaveConfig writes the filters back.
+	out := filepath.Join(t.TempDir(), "saved.json")
+	if err := SaveConfig(out, &ConfigFile{MCPServers: map[string]ServerEntry{
+		"both": {Command: "x", AllowedTools: []string{"read_*"}, DisabledTools: []string{"read_secret"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = LoadConfig(LoadOptions{File: out, Getenv: env.getenv})
+	if err != nil || len(cfg.Servers) != 1 || !slices.Equal(cfg.Servers[0].AllowedTools, []string{"read_*"}) || !slices.Equal(cfg.Servers[0].DisabledTools, []string{"read_secret"}) {
+		t.Errorf("saved filters: %+v %v", cfg, err)
+	}
+}
+
+// TestLoadConfigOneFile: LoadOptions.File is read alone, with expansion;
+// DirName renames the configuration directory.
+func TestLoadConfigOneFile(t *testing.T) {
+	env := newConfigEnv(t)
+	env.vars["TOKEN"] = "t0k"
+	writeFile(t, env.userFile(), `{"servers": [{"name": "from-user", "command": "u"}]}`)
+	writeFile(t, env.projectFile(), `{"servers": [{"name": "from-project", "command": "p"}]}`)
+	// A Claude Desktop configuration.
+	desktop := writeFile(t, filepath.Join(t.TempDir(), "claude_desktop_config.json"), `{
+		"mcpServers": {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+		                          "env": {"GITHUB_TOKEN": "${TOKEN}"}}},
+		"globalShortcut": "Ctrl+Space"}`)
+	cfg, err := LoadConfig(LoadOptions{File: desktop, Cwd: env.project, Getenv: env.getenv})
+	if err != nil || len(cfg.Errors) > 0 {
+		t.Fatal(err, cfg.Errors)
+	}
+	if !slices.Equal(serverNames(cfg), []string{"github"}) || cfg.Servers[0].Env["GITHUB_TOKEN"] != "t0k" {
+		t.Errorf("servers = %+v, want github alone, expanded", cfg.Servers)
+	}
+	if len(cfg.Sources) != 1 || cfg.Sources["github"] != desktop {
+		t.Errorf("sources = %v", cfg.Sources)
+	}
+
+	// A VS Code configuration ("servers" keyed by name, with "type").
+	vscode := writeFile(t, filepath.Join(t.TempDir(), ".vscode", "mcp.json"), `{
+		"servers": {"fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]},
+		            "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}`)
+	cfg, err = LoadConfig(LoadOptions{File: vscode, Getenv: env.getenv})
+	if err != nil || len(cfg.Errors) > 0 || !slices.Equal(serverNames(cfg), []string{"fetch", "remote"}) ||
+		cfg.Servers[1].Headers["Authorization"] != "Bearer t0k" {
+		t.Errorf("vscode: %+v %v", cfg, err)
+	}
+
+	for _, tt := range []struct {
+		name string
+		opts LoadOptions
+	}{
+		{"missing file", LoadOptions{File: filepath.Join(t.TempDir(), "nope.json")}},
+		{"File and ExplicitFile", LoadOptions{File: desktop, ExplicitFile: desktop}},
+		{"DirName with a slash", LoadOptions{Cwd: env.project, DirName: "a/b"}},
+		{"DirName ..", LoadOptions{Cwd: env.project, DirName: ".."}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Getenv = env.getenv
+			if cfg, err := LoadConfig(tt.opts); !errors.Is(err, ErrConfig) || cfg != nil {
+				t.Errorf("got %+v, %v; want a CONFIG_ERROR", cfg, err)
+			}
+		})
+	}
+
+	t.Run("DirName", func(t *testing.T) {
+		writeFile(t, filepath.Join(env.xdg, "myhost", "mcp.json"), `{"servers": [{"name": "host-user", "command": "u"}]}`)
+		writeFile(t, filepath.Join(env.project, ".myhost", "mcp.json"), `{"servers": [{"name": "host-project", "command": "p"}]}`)
+		opts := LoadOptions{Cwd: env.project, DirName: "myhost", Getenv: env.getenv}
+		cfg, err := LoadConfig(opts)
+		if err != nil || !slices.Equal(serverNames(cfg), []string{"host-project", "host-user"}) {
+			t.Errorf("got %+v, %v", cfg, err)
+		}
+		if opts.UserFile() != filepath.Join(env.xdg, "myhost", "mcp.json") || opts.ProjectFile() != filepath.Join(env.project, ".myhost", "mcp.json") {
+			t.Errorf("paths: %s %s", opts.UserFile(), opts.ProjectFile())
+		}
+		def := LoadOptions{Cwd: env.project, Getenv: env.getenv}
+		if def.UserFile() != env.userFile() || def.ProjectFile() != env.projectFile() {
+			t.Errorf("default paths: %s %s", def.UserFile(), def.ProjectFile())
+		}
+	})
+}
+
+// TestLoadConfigEdgeCases: relative cwd, empty and unset variables, and
+// disabled entries.
+func TestLoadConfigEdgeCases(t *testing.T) {
+	lookup := func(k string) (string, bool) {
+		v, ok := map[string]string{"EMPTY": "", "DIR": "d"}[k]
+		return v, ok
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := t.TempDir()
+	tests := []struct {
+		name      string
+		entry     string
+		cwd       string // LoadOptions.Cwd
+		want      *ServerConfig
+		field     string // the error's field, when the entry is bad
+		wantError bool
+	}{
+		{name: "relative cwd from the project", entry: `{"command": "x", "cwd": "sub/${DIR}"}`, cwd: project,
+			want: &ServerConfig{Cwd: filepath.Join(project, "sub", "d")}},
+		{name: "dot cwd is the project", entry: `{"command": "x", "cwd": "."}`, cwd: project,
+			want: &ServerConfig{Cwd: project}},
+		{name: "relative cwd without a project", entry: `{"command": "x", "cwd": "sub"}`,
+			want: &ServerConfig{Cwd: filepath.Join(wd, "sub")}},
+		{name: "absolute cwd", entry: `{"command": "x", "cwd": "/srv/x"}`, cwd: project,
+			want: &ServerConfig{Cwd: "/srv/x"}},
+		{name: "empty variable expands to nothing", entry: `{"command": "x", "args": ["a${EMPTY}b", "${EMPTY}"], "env": {"E": "${EMPTY}"}}`,
+			want: &ServerConfig{Args: []string{"ab", ""}, Env: map[string]string{"E": ""}}},
+		{name: "empty variable takes a default", entry: `{"command": "x", "args": ["${EMPTY:-dflt}"]}`,
+			want: &ServerConfig{Args: []string{"dflt"}}},
+		{name: "empty variable in the header", entry: `{"url": "http://h/mcp", "headers": {"X-Extra": "${EMPTY}"}}`,
+			want: &ServerConfig{Kind: TransportHTTP, URL: "http://h/mcp", Headers: map[string]string{"X-Extra": ""}}},
+		{name: "disabled entry with an unset variable", entry: `{"command": "${UNSET}", "env": {"T": "${ALSO_UNSET}"}, "enabled": false}`},
+		{name: "disabled entry with an unset variable in its url", entry: `{"url": "${UNSET}", "disabled": true}`},
+		{name: "unset variable", entry: `{"command": "x", "args": ["${UNSET}"]}`, field: "args[0]", wantError: true},
+		{name: "empty command", entry: `{"command": "${EMPTY}"}`, field: "command", wantError: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(t.TempDir(), "mcp.json"), `{"mcpServers": {"s": `+tt.entry+`}}`)
+			cfg, err := LoadConfig(LoadOptions{File: path, Cwd: tt.cwd, LookupEnv: lookup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.wantError:
+				var e *Error
+				if len(cfg.Errors) != 1 || !errors.As(cfg.Errors[0], &e) || e.Details.(ConfigIssue).Field != tt.field {
+					t.Fatalf("errors = %v, want one for field %s", cfg.Errors, tt.field)
+				}
+				if !slices.Equal(cfg.Disabled, []string{"s"}) {
+					t.Errorf("disabled = %v", cfg.Disabled)
+				}
+			case tt.want == nil: // disabled, quietly
+				if len(cfg.Errors) != 0 || len(cfg.Servers) != 0 || !slices.Equal(cfg.Disabled, []string{"s"}) {
+					t.Errorf("got %+v, want s disabled without an error", cfg)
+				}
+			default:
+				if len(cfg.Errors) != 0 || len(cfg.Servers) != 1 {
+					t.Fatalf("got %+v", cfg)
+				}
+				want := *tt.want
+				want.Name = "s"
+				if want.Kind == "" {
+					want.Kind, want.Command = TransportStdio, "x"
+				}
+				got := cfg.Servers[0]
+				if len(got.Headers) == 0 && want.Headers == nil {
+					got.Headers = nil
+				}
+				if len(got.Env) == 0 && want.Env == nil {
+					got.Env = nil
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("got  %+v\nwant %+v", got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestMissingCwd: a stdio server whose working directory does not exist
+// fails with an error that says so, not one about its command.
+func TestMissingCwd(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fx := newFixture(t, "local", fxNormal)
+	fx.cfg.Cwd = filepath.Join(t.TempDir(), "gone")
+	c := NewClient(fx.cfg, nil)
+	defer c.Close()
+	err := c.Connect(ctx)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeConnectionFailed || e.Kind != FaultSpawnFailed ||
+		!strings.Contains(e.Message, "working directory") || !strings.Contains(e.Message, fx.cfg.Cwd) {
+		t.Fatalf("Connect: %v, want CONNECTION_FAILED about the working directory", err)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("error does not wrap not-exist: %v", err)
+	}
+	// The same with a file where the directory should be.
+	file := writeFile(t, filepath.Join(t.TempDir(), "file"), "x")
+	fx.cfg.Cwd = file
+	c2 := NewClient(fx.cfg, nil)
+	defer c2.Close()
+	if err := c2.Connect(ctx); !errors.As(err, &e) || !strings.Contains(e.Message, "working directory") {
+		t.Errorf("Connect with a file as cwd: %v", err)
+	}
+	// An existing directory works, and the child runs in it.
+	fx.cfg.Cwd = t.TempDir()
+	c3 := NewClient(fx.cfg, nil)
+	defer c3.Close()
+	if err := c3.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c3.CallTool(ctx, "cwd", nil)
+	if err != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, fx.cfg.Cwd) {
+		t.Errorf("cwd tool: %v %+v", err, res)
+	}
 }
