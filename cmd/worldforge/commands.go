@@ -41,7 +41,7 @@ var program = &cli.Program{
 			Doc:     "call a tool; prints its unwrapped result as indented JSON (a tool error goes to stderr, exit 1)"},
 		{Name: "mcp servers", Synopsis: "[--config F] [--timeout 30s]",
 			Summary: "a status table of the configured MCP servers (exit 1 if one failed)",
-			Doc:     "a status table of the configured MCP servers: transport, phase, tool/resource/prompt counts, error (exit 1 if one failed)"},
+			Doc:     "a status table of the configured MCP servers: transport, phase, tool/resource/prompt counts, tools hidden by allowedTools/disabledTools, error (exit 1 if one failed)"},
 		{Name: "mcp tools", Synopsis: "[--config F] [--timeout 30s] [SERVER]",
 			Summary: "server<TAB>tool<TAB>description for each configured server's tools",
 			Doc:     "`server<TAB>tool<TAB>description` for each configured server's tools"},

@@ -42,7 +42,10 @@ import (
 	"github.com/worldforge-go/worldforge/internal/servecmd"
 )
 
-func main() { cli.Main("worldforge", run) }
+func main() {
+	processLookupEnv = os.LookupEnv // the commands run on this process's environment
+	cli.Main("worldforge", run)
+}
 
 // env is the process environment as the commands see it.
 type env struct{ *cli.Env }

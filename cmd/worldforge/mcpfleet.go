@@ -26,7 +26,7 @@ import (
 // The config-file forms of the mcp commands, on the toolkit (package
 // mcpkit):
 //
-//	mcp servers [--config F]                       the configured servers: phase, tools, error
+//	mcp servers [--config F]                       the configured servers: phase, tools, hidden tools, error
 //	mcp tools   [--config F] [SERVER]              their tools
 //	mcp call    [--config F] SERVER TOOL [JSON]    call one
 //	mcp gateway [--config F] [--http ADDR] [--no-prefix]   every server's tools as one MCP server
@@ -36,14 +36,21 @@ import (
 // $XDG_CONFIG_HOME/worldforge/mcp.json. With --url (or WORLDFORGE_URL),
 // mcp tools and mcp call use that one endpoint instead (mcpcmd.go).
 
-// loadMCPConfig loads the servers of the config files; entries with
-// problems are reported on stderr and left out.
+// processLookupEnv is os.LookupEnv when the commands run on the process's
+// own environment (main sets it), so that a config file's ${VAR} can tell
+// a variable set to "" from an unset one; nil otherwise (tests), and then
+// Getenv is used, where "" counts as unset.
+var processLookupEnv func(string) (string, bool)
+
+// loadMCPConfig loads the servers of the config files: the file given
+// with --config alone, else the project file over the user file. Entries
+// with problems are reported on stderr and left out.
 func (e *env) loadMCPConfig(name, explicit string) (*mcpkit.Config, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	cfg, err := mcpkit.LoadConfig(mcpkit.LoadOptions{ExplicitFile: explicit, Cwd: cwd, Getenv: e.Getenv})
+	cfg, err := mcpkit.LoadConfig(mcpkit.LoadOptions{File: explicit, Cwd: cwd, Getenv: e.Getenv, LookupEnv: processLookupEnv})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -51,6 +58,9 @@ func (e *env) loadMCPConfig(name, explicit string) (*mcpkit.Config, error) {
 		fmt.Fprintf(e.Stderr, "%s: config: %v\n", name, p)
 	}
 	if len(cfg.Servers) == 0 {
+		if explicit != "" {
+			return nil, cli.UsageErrorf("%s: %s configures no enabled MCP server", name, explicit)
+		}
 		where := mcpkit.ProjectConfigPath(cwd)
 		if user := mcpkit.UserConfigPath(e.Getenv); user != "" {
 			where += " or " + user
@@ -118,7 +128,9 @@ func (e *env) mcpServers(ctx context.Context, args []string) error {
 	defer fleet.Close()
 	var out bytes.Buffer
 	tw := tabwriter.NewWriter(&out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tPHASE\tTOOLS\tRESOURCES\tPROMPTS\tERROR")
+	// HIDDEN counts the tools the server's allowedTools and disabledTools
+	// filtered out (TOOLS does not count them).
+	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tPHASE\tTOOLS\tHIDDEN\tRESOURCES\tPROMPTS\tERROR")
 	failed := 0
 	for _, st := range fleet.Status() {
 		msg := ""
@@ -126,7 +138,7 @@ func (e *env) mcpServers(ctx context.Context, args []string) error {
 			failed++
 			msg = oneLine(st.Err.Error())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", st.Name, st.Transport, st.Phase, st.Tools, st.Resources, st.Prompts, msg)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", st.Name, st.Transport, st.Phase, st.Tools, st.HiddenTools, st.Resources, st.Prompts, msg)
 	}
 	tw.Flush()
 	if _, err := e.Stdout.Write(out.Bytes()); err != nil {

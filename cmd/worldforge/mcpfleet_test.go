@@ -118,3 +118,62 @@ func TestMCPGateway(t *testing.T) {
 		t.Errorf("tool error through the gateway: %v %+v", err, res)
 	}
 }
+
+// TestMCPConfigAloneAndFiltered: --config F is read alone (a user file
+// is not), and a server's disabledTools hide tools from mcp servers (the
+// HIDDEN column), mcp tools and mcp call.
+func TestMCPConfigAloneAndFiltered(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, dbtest.Open(t))
+	key := ts.Key(t, ts.Owner, wf.ScopeAll)
+	xdg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(xdg, "worldforge"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	user, _ := json.Marshal(map[string]any{"servers": []any{map[string]any{"name": "from-user", "url": ts.MCPURL()}}})
+	if err := os.WriteFile(filepath.Join(xdg, "worldforge", "mcp.json"), user, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "explicit.json")
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"wf": map[string]any{"url": ts.MCPURL(), "headers": map[string]string{"Authorization": "Bearer " + key},
+			"disabledTools": []string{"read_world"}},
+	}})
+	if err := os.WriteFile(cfg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"XDG_CONFIG_HOME": xdg}
+
+	out := MustRunMain(t, env, "mcp", "servers", "--config", cfg)
+	if !regexp.MustCompile(`(?m)^SERVER\s+TRANSPORT\s+PHASE\s+TOOLS\s+HIDDEN\s+RESOURCES\s+PROMPTS\s+ERROR$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^wf\s+http\s+ready\s+30\s+1\s`).MatchString(out) || strings.Contains(out, "from-user") {
+		t.Errorf("mcp servers --config:\n%s", out)
+	}
+	// Without --config the user file is read.
+	r := runMain(t, env, "mcp", "servers")
+	if !strings.Contains(r.stdout, "from-user") {
+		t.Errorf("mcp servers without --config does not read the user file: %v\n%s", r.err, r.stdout)
+	}
+
+	out = MustRunMain(t, env, "mcp", "tools", "--config", cfg)
+	if n := strings.Count(out, "\n"); n != 30 || strings.Contains(out, "\tread_world\t") {
+		t.Errorf("mcp tools: %d lines\n%s", n, out)
+	}
+	r = runMain(t, env, "mcp", "call", "--config", cfg, "wf", "read_world", `{"id":"`+ts.World.ID+`"}`)
+	if exitCode(r.err) != 1 || !strings.Contains(r.err.Error(), "TOOL_NOT_FOUND") || !strings.Contains(r.err.Error(), `unknown tool "read_world"`) {
+		t.Errorf("call of a hidden tool: exit %d, %v", exitCode(r.err), r.err)
+	}
+
+	// A bad pattern is a config error naming the entry and the field.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	data, _ = json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"wf": map[string]any{"url": ts.MCPURL(), "allowedTools": []string{"read_*", "list?"}},
+	}})
+	if err := os.WriteFile(bad, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runMain(t, env, "mcp", "servers", "--config", bad)
+	if exitCode(r.err) != 2 || !strings.Contains(r.stderr, "allowedTools[1]") || !strings.Contains(r.stderr, "wf") {
+		t.Errorf("bad pattern: exit %d, %v\nstderr: %s", exitCode(r.err), r.err, r.stderr)
+	}
+}
