@@ -14,7 +14,8 @@
 //   - Fleet: many clients under one lifecycle (connect in parallel, isolate
 //     failures, status, add/remove/reload).
 //   - Config: the toolkit's own file format and the widespread mcpServers
-//     format, user and project files merged, ${VAR} expansion.
+//     format, user and project files merged (or one file alone), ${VAR}
+//     expansion, per-server tool filters (allowedTools, disabledTools).
 //   - Registry: tools for an agent under qualified names that model APIs
 //     accept, with argument validation against each tool's JSON Schema.
 //   - Provider: local tools, resources, resource templates and prompts
@@ -67,7 +68,8 @@
 //
 // One concept a file:
 //
-//   - serverconfig.go: ServerConfig, what a client connects to;
+//   - serverconfig.go: ServerConfig, what a client connects to, and its
+//     tool filter;
 //   - client.go: Client, its options and its requests (CallTool …);
 //   - session.go: one connection's life — connect rounds, faults,
 //     reconnect, close;
