@@ -3,6 +3,9 @@ package mcpkit
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -282,5 +285,85 @@ func TestToolFilterReload(t *testing.T) {
 	b.AllowedTools = []string{"b*"}
 	if SameServerConfig(a, b) {
 		t.Error("a changed allowedTools is the same config")
+	}
+}
+
+// TestToolFilterEverything filters the reference "everything" server's
+// tools (opt-in, as TestServerEverything).
+func TestToolFilterEverything(t *testing.T) {
+	entry := os.Getenv(envEverything)
+	if entry == "" {
+		t.Skip("set " + envEverything + " to interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node on PATH")
+	}
+	entry, _ = filepath.Abs(entry)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := ServerConfig{Name: "everything", Command: node, Args: []string{entry, "stdio"}}
+	all := NewClient(cfg, opts())
+	defer all.Close()
+	if err := all.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfg.AllowedTools = []string{"echo", "get-*"}
+	cfg.DisabledTools = []string{"get-env"}
+	c := NewClient(cfg, opts())
+	defer c.Close()
+	if err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var kept, hidden []string
+	for _, tool := range all.Tools() {
+		if tool.Name == "echo" || strings.HasPrefix(tool.Name, "get-") && tool.Name != "get-env" {
+			kept = append(kept, tool.Name)
+		} else {
+			hidden = append(hidden, tool.Name)
+		}
+	}
+	var got []string
+	for _, tool := range c.Tools() {
+		got = append(got, tool.Name)
+	}
+	if !slices.Equal(sorted(got), sorted(kept)) || len(hidden) == 0 || c.Status().HiddenTools != len(hidden) {
+		t.Fatalf("kept %v, want %v; hidden %d, want %v", got, kept, c.Status().HiddenTools, hidden)
+	}
+	_, hiddenErr := c.CallTool(ctx, hidden[0], nil)
+	if !errors.Is(hiddenErr, ErrToolNotFound) {
+		t.Errorf("call of hidden %s: %v", hidden[0], hiddenErr)
+	}
+	_, unknownErr := c.CallTool(ctx, "no-such-tool", nil)
+	if unknownErr == nil || hiddenErr.Error() != strings.ReplaceAll(unknownErr.Error(), "no-such-tool", hidden[0]) {
+		t.Errorf("hidden: %v\nunknown: %v", hiddenErr, unknownErr)
+	}
+
+	// Through a gateway the two answers are the same.
+	fleet := NewFleet([]ServerConfig{cfg}, &FleetOptions{Client: opts()})
+	defer fleet.Close()
+	if err := fleet.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Mount(ctx, fleet, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := NewGateway(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	go gw.Serve(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	hiddenName := QualifiedName("everything", hidden[0], "")
+	_, hiddenErr = cs.CallTool(ctx, &mcp.CallToolParams{Name: hiddenName, Arguments: map[string]any{}})
+	_, unknownErr = cs.CallTool(ctx, &mcp.CallToolParams{Name: "everything_nosuch", Arguments: map[string]any{}})
+	if hiddenErr == nil || unknownErr == nil || hiddenErr.Error() != strings.ReplaceAll(unknownErr.Error(), "everything_nosuch", hiddenName) {
+		t.Errorf("gateway: hidden %v, unknown %v", hiddenErr, unknownErr)
 	}
 }
