@@ -263,17 +263,7 @@ func LoadConfig(opts LoadOptions) (*Config, error) {
 	if d := opts.DirName; d != "" && (d == "." || d == ".." || strings.ContainsAny(d, `/\`+"\x00") || d != filepath.Base(d)) {
 		return nil, configErr(ConfigIssue{}, fmt.Sprintf("LoadOptions: DirName %q is not a single path element", d), nil)
 	}
-	lookup := opts.lookup()
-	base := opts.Cwd
-	if base == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, configErr(ConfigIssue{}, "cannot resolve relative cwd entries", err)
-		}
-		base = wd
-	}
-	base, _ = filepath.Abs(base)
-	pc := parseCtx{lookup: lookup, project: base}
+	pc := parseCtx{lookup: opts.lookup(), project: opts.Cwd}
 
 	type source struct {
 		path     string
@@ -518,7 +508,8 @@ func objectEntries(data json.RawMessage) ([]namedRaw, error) {
 }
 
 // parseCtx is what parsing an entry needs besides the entry: the variable
-// lookup and the absolute project directory, the base of a relative cwd.
+// lookup and the project directory, the base of a relative cwd ("" for the
+// working directory).
 type parseCtx struct {
 	lookup  func(string) (string, bool)
 	project string
@@ -690,7 +681,12 @@ func parseEntry(name string, data json.RawMessage, file string, pc parseCtx) par
 		return pe
 	}
 	if sc.Cwd != "" && !filepath.IsAbs(sc.Cwd) {
-		sc.Cwd = filepath.Join(pc.project, sc.Cwd)
+		base, err := filepath.Abs(pc.project) // "" is the working directory
+		if err != nil {
+			pe.err = configErr(ConfigIssue{File: file, Server: name, Field: "cwd"}, "cannot resolve a relative cwd", err)
+			return pe
+		}
+		sc.Cwd = filepath.Join(base, sc.Cwd)
 	}
 	if kind == TransportStdio {
 		if strings.TrimSpace(sc.Command) == "" {
