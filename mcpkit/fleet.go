@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"reflect"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
 
 // FleetOptions configures a Fleet.
@@ -275,9 +277,10 @@ func (f *Fleet) Close() error {
 }
 
 // SameServerConfig reports whether a and b configure the same server:
-// every field equal, maps and slices by content, HTTPClient ignored
-// (clients are not comparable by value), Kind by the transport it
-// implies.
+// every field equal, maps and slices by content, OAuth by the contents of
+// the two blocks (so that a changed oauth block replaces the client and
+// its tokens), HTTPClient ignored (clients are not comparable by value),
+// Kind by the transport it implies.
 func SameServerConfig(a, b ServerConfig) bool {
 	return a.Name == b.Name &&
 		a.Transport() == b.Transport() &&
@@ -287,5 +290,14 @@ func SameServerConfig(a, b ServerConfig) bool {
 		a.Cwd == b.Cwd &&
 		a.URL == b.URL &&
 		maps.Equal(a.Headers, b.Headers) &&
+		sameOAuth(a.OAuth, b.OAuth) &&
 		a.Timeout == b.Timeout
+}
+
+// sameOAuth compares two OAuth blocks by content; nil equals only nil.
+func sameOAuth(a, b *oauth.Config) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(*a, *b)
 }

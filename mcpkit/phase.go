@@ -25,8 +25,11 @@ const (
 // Usable reports whether calls can be made (ready only).
 func (p Phase) Usable() bool { return p == PhaseReady }
 
-// Terminal reports whether the phase is an end (closed or faulted).
-func (p Phase) Terminal() bool { return p == PhaseClosed || p == PhaseFaulted }
+// Terminal reports whether the phase is an end: closed only. A faulted
+// client is not at an end, as it can connect again (Connect, Fleet.Start,
+// or its ReconnectPolicy); the interop original counts faulted as
+// terminal, which would make a host give up on a server that comes back.
+func (p Phase) Terminal() bool { return p == PhaseClosed }
 
 // setPhaseLocked moves to phase p and queues the change for OnPhase.
 func (c *Client) setPhaseLocked(p Phase, err error) {
