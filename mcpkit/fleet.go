@@ -31,6 +31,34 @@ type Fleet struct {
 	clients  map[string]*Client
 	problems []error // configuration problems found by NewFleet, reported by Start
 	closed   bool
+	// members are told that the set of clients changed (Add, Remove,
+	// Reload), by owner (a Bridge).
+	members map[any]func()
+}
+
+// watchMembers tells fn, keyed by owner, every change of the set of
+// clients; nil fn stops it.
+func (f *Fleet) watchMembers(owner any, fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fn == nil {
+		delete(f.members, owner)
+		return
+	}
+	if f.members == nil {
+		f.members = map[any]func(){}
+	}
+	f.members[owner] = fn
+}
+
+// membersChanged calls the member watchers. Called without f.mu.
+func (f *Fleet) membersChanged() {
+	f.mu.Lock()
+	fns := slices.Collect(maps.Values(f.members))
+	f.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // NewFleet returns a fleet of idle clients for servers; Start connects
@@ -204,6 +232,7 @@ func (f *Fleet) Add(ctx context.Context, cfg ServerConfig) error {
 	if old != nil {
 		old.Close()
 	}
+	f.membersChanged()
 	return c.Connect(ctx)
 }
 
@@ -221,6 +250,7 @@ func (f *Fleet) Remove(name string) bool {
 		return false
 	}
 	c.Close()
+	f.membersChanged()
 	return true
 }
 
@@ -263,6 +293,7 @@ func (f *Fleet) Reload(ctx context.Context, servers []ServerConfig) error {
 	f.mu.Unlock()
 
 	closeAll(stale) // before starting replacements
+	f.membersChanged()
 	return errors.Join(append(problems, connectAll(ctx, fresh)...)...)
 }
 

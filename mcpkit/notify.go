@@ -86,8 +86,15 @@ func (c *Client) listChanged(kind listKind) {
 				c.mu.Unlock()
 				if err != nil {
 					c.log.Warn("mcpkit: refreshing tools failed", "server", c.cfg.Name, "error", err)
-				} else if h := c.opts.OnToolsChanged; h != nil && current {
-					h(c.cfg.Name, slices.Clone(tools))
+				} else if current {
+					if h := c.opts.OnToolsChanged; h != nil {
+						h(c.cfg.Name, slices.Clone(tools))
+					}
+					c.watchers.each(func(w *clientWatcher) {
+						if w.tools != nil {
+							w.tools(c.cfg.Name)
+						}
+					})
 				}
 				if !again {
 					return

@@ -41,19 +41,20 @@ func (c *Client) setPhaseLocked(p Phase, err error) {
 	c.events.push(ev)
 }
 
-// phaseChanged tells OnPhase, and a gateway's watchers that the client is
-// ready (again).
+// phaseChanged tells OnPhase and the watchers (a bridge's of every
+// change, a gateway's that the client is ready again).
 func (c *Client) phaseChanged(ev PhaseChange) {
 	if c.opts.OnPhase != nil {
 		c.opts.OnPhase(ev)
 	}
-	if ev.To == PhaseReady {
-		c.watchers.each(func(w *clientWatcher) {
-			if w.ready != nil {
-				w.ready(c.cfg.Name)
-			}
-		})
-	}
+	c.watchers.each(func(w *clientWatcher) {
+		if w.phase != nil {
+			w.phase(ev)
+		}
+		if ev.To == PhaseReady && w.ready != nil {
+			w.ready(c.cfg.Name)
+		}
+	})
 }
 
 // phaseQueue delivers phase changes to fn in order, on a goroutine that
