@@ -24,7 +24,8 @@ import (
 
 // Bridge is a fleet mounted into a registry. It follows the fleet by
 // itself, with no Refresh or client callbacks needed: when a server
-// announces a changed tool list (tools/list_changed), when a server
+// announces a changed tool, resource or prompt list (tools/list_changed
+// and the like), when a server
 // becomes ready or stops being ready (a crash, a Close, a reconnect), and
 // when servers are added to or removed from the fleet (Fleet.Add, Remove,
 // Reload), it refreshes in the background and OnChange hears of it (a
@@ -147,13 +148,13 @@ func (b *Bridge) Close() {
 }
 
 // watchClients makes the bridge a watcher of every client of the fleet
-// (once each): a changed tool list, and a change to or from ready,
-// start a background refresh.
+// (once each): a changed list, and a change to or from ready, start a
+// background refresh.
 func (b *Bridge) watchClients() {
 	for _, c := range b.fleet.Clients() {
 		if !c.watchers.has(b) {
 			c.watchers.set(b, &clientWatcher{
-				tools: func(string) { b.follow() },
+				lists: func(string) { b.follow() },
 				phase: func(ev PhaseChange) {
 					if ev.To == PhaseReady || ev.From == PhaseReady || ev.To == PhaseClosed {
 						b.follow()

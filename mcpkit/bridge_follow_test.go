@@ -43,7 +43,8 @@ func newStructuredServer() *mcp.Server {
 
 // gatewayClient serves b through a gateway to a go-sdk client over an
 // in-memory transport; changed receives a value for each
-// notifications/tools/list_changed the client gets.
+// notifications/tools/list_changed (or prompts/list_changed) the client
+// gets.
 func gatewayClient(t *testing.T, ctx context.Context, b *Bridge) (cs *mcp.ClientSession, changed chan struct{}) {
 	t.Helper()
 	gw, err := NewGateway(b, &GatewayOptions{Logger: quiet})
@@ -53,13 +54,15 @@ func gatewayClient(t *testing.T, ctx context.Context, b *Bridge) (cs *mcp.Client
 	ct, st := mcp.NewInMemoryTransports()
 	go gw.Serve(ctx, st)
 	changed = make(chan struct{}, 100)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
 	cs, err = mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		},
+		ToolListChangedHandler:   func(context.Context, *mcp.ToolListChangedRequest) { signal() },
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { signal() },
 	}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -253,6 +256,25 @@ func TestBridgeFollowsByItself(t *testing.T) {
 	waitTools(t, ctx, cs, changed, "local_fresh", func(m map[string]*mcp.Tool) bool { return m["local_fresh"] != nil })
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "local_fresh"}); err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "I am fresh" {
 		t.Fatalf("local_fresh: %v %+v", err, res)
+	}
+
+	// A new upstream prompt, the same way.
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "local_add_prompt", Arguments: map[string]any{"name": "hello"}}); err != nil || res.IsError {
+		t.Fatalf("add_prompt: %v %+v", err, res)
+	}
+	for {
+		res, err := cs.ListPrompts(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(res.Prompts, func(p *mcp.Prompt) bool { return p.Name == "local_hello" }) {
+			break
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatal("local_hello never served")
+		}
 	}
 
 	// Kill the child: its tools are withdrawn, the other server's stay.

@@ -802,7 +802,8 @@ func peekMessage(data []byte) (method string, hasMethod, hasID, ok bool) {
 
 // clientWatcher is told what a server sends outside the hooks of any
 // request: log messages no request took, resource updates, the client
-// becoming ready (again), every phase change, and a refreshed tool list.
+// becoming ready (again), every phase change, and a changed tool,
+// resource or prompt list (the tool list refreshed first).
 // A gateway and a bridge watch their upstream clients this way, whatever
 // ClientOptions they were made with.
 type clientWatcher struct {
@@ -810,7 +811,7 @@ type clientWatcher struct {
 	updated func(server, uri string)
 	ready   func(server string)
 	phase   func(PhaseChange)
-	tools   func(server string)
+	lists   func(server string)
 }
 
 // watcherSet is a client's watchers, by owner.
