@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -408,4 +410,58 @@ func spawnedPid(t *testing.T, fx *fixture, n int) int {
 		t.Fatal(err)
 	}
 	return pid
+}
+
+// TestGatewayServesLossySchemas mounts a real HTTP server whose tools have
+// input schemas that loop or do not resolve: the bridge keeps them, the
+// gateway serves them with the schema as given, and calls go through.
+func TestGatewayServesLossySchemas(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "lossy", Version: "1"}, nil)
+	schemas := map[string]string{
+		"loop":     `{"type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`,
+		"dangling": `{"type":"object","properties":{"x":{"$ref":"#/$defs/missing"}}}`,
+	}
+	for name, schema := range schemas {
+		srv.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(schema)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return fxText("%s ran", name), nil
+		})
+	}
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	fleet := NewFleet([]ServerConfig{{Name: "lossy", URL: hs.URL}}, &FleetOptions{Client: opts()})
+	t.Cleanup(func() { fleet.Close() })
+	if err := fleet.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Mount(ctx, fleet, &BridgeOptions{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cs, _ := gatewayClient(t, ctx, b)
+	served := listedTools(t, ctx, cs)
+	for name, schema := range schemas {
+		tool := served["lossy_"+name]
+		if tool == nil {
+			t.Errorf("%s dropped", name)
+			continue
+		}
+		var want any
+		json.Unmarshal([]byte(schema), &want)
+		if got := asGeneric(t, tool.InputSchema); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s served with schema %v, want %v", name, got, want)
+		}
+		if len(b.Registry().SchemaNotes("lossy_"+name)) == 0 {
+			t.Errorf("%s: no schema notes", name)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lossy_" + name, Arguments: map[string]any{"x": 1}})
+		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != name+" ran" {
+			t.Errorf("%s: %v %+v", name, err, res)
+		}
+	}
 }
