@@ -2,9 +2,12 @@ package mcpkit
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
 
@@ -109,5 +112,25 @@ func TestReloadReplacesClientOnOAuthChange(t *testing.T) {
 	}
 	if p := first.Phase(); p != PhaseClosed {
 		t.Errorf("replaced client: phase %s", p)
+	}
+}
+
+func TestRegistryAddMetadata(t *testing.T) {
+	exec := func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return nil, nil }
+	r := NewRegistry()
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	if err := r.Add(Tool{Name: "ok", Title: "OK", OutputSchema: json.RawMessage(` {"type": "object"} `), Annotations: ann, Execute: exec}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.Get("ok"); got.Title != "OK" || string(got.OutputSchema) != `{"type":"object"}` || got.Annotations != ann {
+		t.Errorf("stored %+v", got)
+	}
+	for name, out := range map[string]string{"not json": `{nope`, "cut": `{"type":`} {
+		if err := r.Add(Tool{Name: "bad", OutputSchema: json.RawMessage(out), Execute: exec}); !errors.Is(err, ErrSchemaConversion) {
+			t.Errorf("%s output schema: %v", name, err)
+		}
+	}
+	if _, ok := r.Get("bad"); ok {
+		t.Error("a refused tool was added")
 	}
 }

@@ -169,9 +169,9 @@ func NewRegistry() *Registry {
 }
 
 // Add adds a local tool. It fails if the name is not a ValidToolName or is
-// taken, if Execute is nil, or if the schema cannot be used
-// (SCHEMA_CONVERSION_ERROR). The stored schema is InputSchema normalized
-// (see NormalizeSchema).
+// taken, if Execute is nil, or if the input schema cannot be used whole or
+// the output schema is not JSON (SCHEMA_CONVERSION_ERROR). The stored
+// schema is InputSchema normalized (see NormalizeSchema).
 func (r *Registry) Add(t Tool) error {
 	return r.add(t, false)
 }
@@ -201,6 +201,9 @@ func (r *Registry) add(t Tool, lenient bool) error {
 		return withTool(err, "", t.Name)
 	}
 	t.InputSchema = cs.schema
+	if raw := bytes.TrimSpace(t.OutputSchema); !lenient && len(raw) > 0 && !json.Valid(raw) {
+		return withTool(schemaErr("output schema is not valid JSON"), "", t.Name)
+	}
 	t.OutputSchema = cleanOutputSchema(t.OutputSchema)
 	r.mu.Lock()
 	defer r.mu.Unlock()
