@@ -22,18 +22,37 @@ import (
 // serves such a registry as one MCP server, so that any MCP client reaches
 // every configured server's tools through a single connection.
 
-// Bridge is a fleet mounted into a registry. It follows tool-list changes
-// of the servers it mounted.
+// Bridge is a fleet mounted into a registry. It follows the fleet by
+// itself, with no Refresh or client callbacks needed: when a server
+// announces a changed tool, resource or prompt list (tools/list_changed
+// and the like), when a server
+// becomes ready or stops being ready (a crash, a Close, a reconnect), and
+// when servers are added to or removed from the fleet (Fleet.Add, Remove,
+// Reload), it refreshes in the background and OnChange hears of it (a
+// gateway then tells its clients, notifications/tools/list_changed).
+//
+// A server that is not ready has its tools withdrawn: they leave the
+// registry (a call of one is TOOL_NOT_FOUND, as for any unknown tool)
+// rather than staying listed and failing, so that a model is never
+// offered a tool it cannot call. They come back when the server is ready
+// again: by its ReconnectPolicy, Connect or Fleet.Start.
 type Bridge struct {
-	fleet    *Fleet
-	reg      *Registry
-	sep      string
-	noPrefix bool
-	log      *slog.Logger
+	fleet      *Fleet
+	reg        *Registry
+	sep        string
+	noPrefix   bool
+	descPrefix bool
+	log        *slog.Logger
+
+	refreshMu sync.Mutex        // one Refresh at a time
+	warned    map[string]string // schema notes logged, by tool (under refreshMu)
 
 	mu         sync.Mutex
 	collisions []Collision
 	onChange   []func()
+	// Following: a background refresh is running (following), another
+	// is due after it (again), or the bridge is closed.
+	following, again, closed bool
 	// Forwarded resources (by URI), resource templates (by URI template)
 	// and prompts (by served name), and each server's last listing, kept
 	// when a later listing fails.
@@ -78,15 +97,21 @@ type BridgeOptions struct {
 	// gateway that stands in for one server; clashes between servers are
 	// still resolved and reported, never overwritten.
 	NoPrefix bool
+	// DescriptionPrefix starts each tool's description with its server's
+	// name in brackets, "[server] ", as the interop original does, so that
+	// a model sees where a tool comes from even under NoPrefix.
+	DescriptionPrefix bool
 	// Registry receives the tools (default a new one).
 	Registry *Registry
 	Logger   *slog.Logger
 }
 
 // Mount registers the tools of every ready server of fleet under
-// qualified names and returns the bridge. Servers that are not ready are
-// left out (Status says why); Refresh mounts them later. Name collisions
-// are resolved (see Registry.AddRemote) and listed by Collisions.
+// qualified names and returns the bridge, which from then on follows the
+// fleet (see Bridge). Servers that are not ready are left out (Status says
+// why) and mounted when they become ready. Name collisions are resolved
+// (see Registry.AddRemote) and listed by Collisions. Close stops the
+// following.
 func Mount(ctx context.Context, fleet *Fleet, opts *BridgeOptions) (*Bridge, error) {
 	b := &Bridge{fleet: fleet, sep: DefaultSeparator, log: slog.Default()}
 	if opts != nil {
@@ -95,6 +120,7 @@ func Mount(ctx context.Context, fleet *Fleet, opts *BridgeOptions) (*Bridge, err
 		}
 		b.reg = opts.Registry
 		b.noPrefix = opts.NoPrefix
+		b.descPrefix = opts.DescriptionPrefix
 		if opts.Logger != nil {
 			b.log = opts.Logger
 		}
@@ -102,7 +128,75 @@ func Mount(ctx context.Context, fleet *Fleet, opts *BridgeOptions) (*Bridge, err
 	if b.reg == nil {
 		b.reg = NewRegistry()
 	}
+	fleet.watchMembers(b, b.follow)
 	return b, b.Refresh(ctx)
+}
+
+// Close stops the bridge following its fleet, after a background
+// refresh in progress; the registry keeps the tools it has, and Refresh
+// still works by hand. It is idempotent.
+func (b *Bridge) Close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.fleet.watchMembers(b, nil)
+	for _, c := range b.fleet.Clients() {
+		c.watchers.remove(b)
+	}
+	b.refreshMu.Lock() // wait out a background refresh
+	b.refreshMu.Unlock()
+}
+
+// watchClients makes the bridge a watcher of every client of the fleet
+// (once each): a changed list, and a change to or from ready, start a
+// background refresh.
+func (b *Bridge) watchClients() {
+	for _, c := range b.fleet.Clients() {
+		if !c.watchers.has(b) {
+			c.watchers.set(b, &clientWatcher{
+				lists: func(string) { b.follow() },
+				phase: func(ev PhaseChange) {
+					if ev.To == PhaseReady || ev.From == PhaseReady || ev.To == PhaseClosed {
+						b.follow()
+					}
+				},
+			})
+		}
+	}
+}
+
+// follow refreshes in the background: one refresh at a time, and one more
+// after it however many changes came in the meantime.
+func (b *Bridge) follow() {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	if b.following {
+		b.again = true
+		b.mu.Unlock()
+		return
+	}
+	b.following = true
+	b.mu.Unlock()
+	go func() {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+			if err := b.refresh(ctx, true); err != nil {
+				b.log.Warn("mcpkit: bridge refresh failed", "err", err)
+			}
+			cancel()
+			b.mu.Lock()
+			if !b.again || b.closed {
+				b.following, b.again = false, false
+				b.mu.Unlock()
+				return
+			}
+			b.again = false
+			b.mu.Unlock()
+		}
+	}()
 }
 
 // Registry returns the registry the bridge fills.
@@ -127,8 +221,12 @@ func (b *Bridge) OnChange(fn func()) {
 }
 
 // Refresh re-registers every ready server's current tools and drops the
-// tools of servers that are gone or not ready. Schema problems of single
-// tools are logged and the tools left out; they do not fail the refresh.
+// tools of servers that are gone or not ready. The bridge calls it by
+// itself when the fleet changes (see Bridge); calling it by hand is
+// needed only to pick up a change at a known moment. A tool whose input
+// schema cannot be used whole is still registered (its arguments checked
+// as far as they can be) and what was lost is logged; see
+// Registry.SchemaNotes.
 //
 // It also lists the resources and prompts of every ready server that
 // advertises them (see Resources and Prompts): prompts go by the same
@@ -136,6 +234,25 @@ func (b *Bridge) OnChange(fn func()) {
 // server by name keeps the URI or name and the clash is logged. A server
 // whose listing fails keeps its previous one.
 func (b *Bridge) Refresh(ctx context.Context) error {
+	return b.refresh(ctx, false)
+}
+
+// refresh is Refresh; a background one (auto) does nothing once the
+// bridge is closed.
+func (b *Bridge) refresh(ctx context.Context, auto bool) error {
+	b.refreshMu.Lock()
+	defer b.refreshMu.Unlock()
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed && auto {
+		return nil
+	}
+	if !closed {
+		// Before reading the phases, so that a client that becomes ready
+		// after this look is seen by its watcher.
+		b.watchClients()
+	}
 	clients := b.fleet.Clients()
 	sort.Slice(clients, func(i, j int) bool { return clients[i].Name() < clients[j].Name() })
 	live := make(map[string]bool, len(clients))
@@ -149,10 +266,26 @@ func (b *Bridge) Refresh(ctx context.Context) error {
 		if b.noPrefix {
 			name = PlainName
 		}
-		_, coll, err := b.reg.AddRemoteNamed(c.Name(), c.Tools(), b.call, name)
+		tools := c.Tools()
+		if b.descPrefix {
+			tools = prefixDescriptions(c.Name(), tools)
+		}
+		added, coll, err := b.reg.AddRemoteNamed(c.Name(), tools, b.call, name)
 		collisions = append(collisions, coll...)
 		if err != nil {
 			b.log.Warn("mcpkit: some tools left out", "server", c.Name(), "err", err)
+		}
+		for _, n := range added {
+			// Logged once per tool and change, not on every refresh.
+			notes := b.reg.SchemaNotes(n)
+			key := strings.Join(notes, "\n")
+			if len(notes) > 0 && b.warned[n] != key {
+				b.log.Warn("mcpkit: tool's input schema not used whole", "server", c.Name(), "tool", n, "lost", notes)
+			}
+			if b.warned == nil {
+				b.warned = map[string]string{}
+			}
+			b.warned[n] = key
 		}
 	}
 	for _, name := range b.reg.RemoteServers() {
@@ -170,6 +303,21 @@ func (b *Bridge) Refresh(ctx context.Context) error {
 		fn()
 	}
 	return nil
+}
+
+// prefixDescriptions returns copies of tools whose descriptions start
+// with "[server] ".
+func prefixDescriptions(server string, tools []*mcp.Tool) []*mcp.Tool {
+	out := make([]*mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		c := *t
+		c.Description = strings.TrimSpace("[" + server + "] " + t.Description)
+		out = append(out, &c)
+	}
+	return out
 }
 
 // refreshExtras lists the resources, resource templates and prompts of

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/worldforge-go/worldforge/mcpkit/oauth"
 )
 
 // FleetOptions configures a Fleet.
@@ -29,6 +31,34 @@ type Fleet struct {
 	clients  map[string]*Client
 	problems []error // configuration problems found by NewFleet, reported by Start
 	closed   bool
+	// members are told that the set of clients changed (Add, Remove,
+	// Reload), by owner (a Bridge).
+	members map[any]func()
+}
+
+// watchMembers tells fn, keyed by owner, every change of the set of
+// clients; nil fn stops it.
+func (f *Fleet) watchMembers(owner any, fn func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fn == nil {
+		delete(f.members, owner)
+		return
+	}
+	if f.members == nil {
+		f.members = map[any]func(){}
+	}
+	f.members[owner] = fn
+}
+
+// membersChanged calls the member watchers. Called without f.mu.
+func (f *Fleet) membersChanged() {
+	f.mu.Lock()
+	fns := slices.Collect(maps.Values(f.members))
+	f.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // NewFleet returns a fleet of idle clients for servers; Start connects
@@ -202,6 +232,7 @@ func (f *Fleet) Add(ctx context.Context, cfg ServerConfig) error {
 	if old != nil {
 		old.Close()
 	}
+	f.membersChanged()
 	return c.Connect(ctx)
 }
 
@@ -219,6 +250,7 @@ func (f *Fleet) Remove(name string) bool {
 		return false
 	}
 	c.Close()
+	f.membersChanged()
 	return true
 }
 
@@ -261,6 +293,7 @@ func (f *Fleet) Reload(ctx context.Context, servers []ServerConfig) error {
 	f.mu.Unlock()
 
 	closeAll(stale) // before starting replacements
+	f.membersChanged()
 	return errors.Join(append(problems, connectAll(ctx, fresh)...)...)
 }
 
@@ -275,9 +308,10 @@ func (f *Fleet) Close() error {
 }
 
 // SameServerConfig reports whether a and b configure the same server:
-// every field equal, maps and slices by content, HTTPClient ignored
-// (clients are not comparable by value), Kind by the transport it
-// implies.
+// every field equal, maps and slices by content, OAuth by the contents of
+// the two blocks (so that a changed oauth block replaces the client and
+// its tokens), HTTPClient ignored (clients are not comparable by value),
+// Kind by the transport it implies.
 func SameServerConfig(a, b ServerConfig) bool {
 	return a.Name == b.Name &&
 		a.Transport() == b.Transport() &&
@@ -287,7 +321,16 @@ func SameServerConfig(a, b ServerConfig) bool {
 		a.Cwd == b.Cwd &&
 		a.URL == b.URL &&
 		maps.Equal(a.Headers, b.Headers) &&
+		sameOAuth(a.OAuth, b.OAuth) &&
 		a.Timeout == b.Timeout &&
 		slices.Equal(a.AllowedTools, b.AllowedTools) &&
 		slices.Equal(a.DisabledTools, b.DisabledTools)
+}
+
+// sameOAuth compares two OAuth blocks by content; nil equals only nil.
+func sameOAuth(a, b *oauth.Config) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(*a, *b)
 }

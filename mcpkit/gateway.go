@@ -280,7 +280,8 @@ func reconcile[T any](have map[string]string, items []T, key func(T) (k, fp stri
 
 func fingerprint(t Tool) string {
 	schema, _ := json.Marshal(t.InputSchema)
-	return t.Description + "\x00" + string(schema)
+	ann, _ := json.Marshal(t.Annotations)
+	return t.Title + "\x00" + t.Description + "\x00" + string(schema) + "\x00" + string(t.OutputSchema) + "\x00" + string(ann)
 }
 
 func (g *gateway) sync() {
@@ -291,7 +292,11 @@ func (g *gateway) sync() {
 		func(t Tool) (string, string) { return t.Name, fingerprint(t) },
 		func(t Tool) error {
 			name := t.Name
-			return g.p.AddTool(Tool{Name: name, Description: t.Description, InputSchema: t.InputSchema,
+			// Served as the upstream lists it: title, output schema and
+			// annotations too; a schema the registry could not use whole is
+			// served as it is (the registry checks what it can).
+			return g.p.addTool(Tool{Name: name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema,
+				OutputSchema: t.OutputSchema, Annotations: t.Annotations,
 				Execute: func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
 					res, err := reg.Call(g.relay(ctx), name, args)
 					if err != nil {
@@ -303,7 +308,7 @@ func (g *gateway) sync() {
 						return nil, err
 					}
 					return res, nil
-				}})
+				}}, true)
 		},
 		func(name string) { g.p.RemoveTool(name) },
 		func(name string, err error) {

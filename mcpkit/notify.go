@@ -55,6 +55,7 @@ func (c *Client) listChanged(kind listKind) {
 			if h := c.opts.OnResourceListChanged; h != nil {
 				h(c.cfg.Name)
 			}
+			c.listsChanged()
 		case kindPrompts:
 			if n, err := s.countPrompts(ctx); err == nil {
 				c.mu.Lock()
@@ -64,6 +65,7 @@ func (c *Client) listChanged(kind listKind) {
 			if h := c.opts.OnPromptListChanged; h != nil {
 				h(c.cfg.Name)
 			}
+			c.listsChanged()
 		case kindTools:
 			for {
 				tools, err := listAll(ctx, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
@@ -86,8 +88,11 @@ func (c *Client) listChanged(kind listKind) {
 				c.mu.Unlock()
 				if err != nil {
 					c.log.Warn("mcpkit: refreshing tools failed", "server", c.cfg.Name, "error", err)
-				} else if h := c.opts.OnToolsChanged; h != nil && current {
-					h(c.cfg.Name, slices.Clone(tools))
+				} else if current {
+					if h := c.opts.OnToolsChanged; h != nil {
+						h(c.cfg.Name, slices.Clone(tools))
+					}
+					c.listsChanged()
 				}
 				if !again {
 					return
@@ -95,6 +100,16 @@ func (c *Client) listChanged(kind listKind) {
 			}
 		}
 	}()
+}
+
+// listsChanged tells the watchers that a list (tools, resources,
+// prompts) changed.
+func (c *Client) listsChanged() {
+	c.watchers.each(func(w *clientWatcher) {
+		if w.lists != nil {
+			w.lists(c.cfg.Name)
+		}
+	})
 }
 
 func (c *Client) resourceUpdated(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {

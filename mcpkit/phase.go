@@ -25,8 +25,11 @@ const (
 // Usable reports whether calls can be made (ready only).
 func (p Phase) Usable() bool { return p == PhaseReady }
 
-// Terminal reports whether the phase is an end (closed or faulted).
-func (p Phase) Terminal() bool { return p == PhaseClosed || p == PhaseFaulted }
+// Terminal reports whether the phase is an end: closed only. A faulted
+// client is not at an end, as it can connect again (Connect, Fleet.Start,
+// or its ReconnectPolicy); the interop original counts faulted as
+// terminal, which would make a host give up on a server that comes back.
+func (p Phase) Terminal() bool { return p == PhaseClosed }
 
 // setPhaseLocked moves to phase p and queues the change for OnPhase.
 func (c *Client) setPhaseLocked(p Phase, err error) {
@@ -38,19 +41,20 @@ func (c *Client) setPhaseLocked(p Phase, err error) {
 	c.events.push(ev)
 }
 
-// phaseChanged tells OnPhase, and a gateway's watchers that the client is
-// ready (again).
+// phaseChanged tells OnPhase and the watchers (a bridge's of every
+// change, a gateway's that the client is ready again).
 func (c *Client) phaseChanged(ev PhaseChange) {
 	if c.opts.OnPhase != nil {
 		c.opts.OnPhase(ev)
 	}
-	if ev.To == PhaseReady {
-		c.watchers.each(func(w *clientWatcher) {
-			if w.ready != nil {
-				w.ready(c.cfg.Name)
-			}
-		})
-	}
+	c.watchers.each(func(w *clientWatcher) {
+		if w.phase != nil {
+			w.phase(ev)
+		}
+		if ev.To == PhaseReady && w.ready != nil {
+			w.ready(c.cfg.Name)
+		}
+	})
 }
 
 // phaseQueue delivers phase changes to fn in order, on a goroutine that

@@ -162,20 +162,33 @@ func (p *Provider) Server() *mcp.Server { return p.server }
 // AddTool adds a tool, announcing it to connected clients. It fails if the
 // name is not a valid MCP tool name (1–128 characters from
 // [A-Za-z0-9_.-]) or is taken, if Execute is nil, or if the schema cannot
-// be used (SCHEMA_CONVERSION_ERROR).
+// be used (SCHEMA_CONVERSION_ERROR). The tool's title, output schema and
+// annotations are served with it.
 func (p *Provider) AddTool(t Tool) error {
+	return p.addTool(t, false)
+}
+
+// addTool is AddTool; lenient takes an input schema that loses something
+// in normalization (a gateway's upstream tool) rather than refusing it.
+func (p *Provider) addTool(t Tool, lenient bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.reg.Add(t); err != nil {
+	if err := p.reg.add(t, lenient); err != nil {
 		return err
 	}
 	stored, _ := p.reg.Get(t.Name)
 	name := t.Name
-	p.server.AddTool(&mcp.Tool{
+	mt := &mcp.Tool{
 		Name:        name,
+		Title:       stored.Title,
 		Description: stored.Description,
 		InputSchema: stored.InputSchema,
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		Annotations: stored.Annotations,
+	}
+	if stored.OutputSchema != nil {
+		mt.OutputSchema = stored.OutputSchema
+	}
+	p.server.AddTool(mt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return p.call(context.WithValue(ctx, callRequestKey{}, req), name, req.Params.Arguments)
 	})
 	return nil

@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,9 +26,19 @@ import (
 // marshals back to the JSON a model API needs. Nil means any object.
 // It must not be modified after the tool is added.
 type Tool struct {
-	Name        string
+	Name string
+	// Title is a display name for people (MCP's tool title); optional.
+	Title       string
 	Description string
 	InputSchema *jsonschema.Schema
+	// OutputSchema, if set, is the JSON schema of the tool's structured
+	// result (MCP's outputSchema), kept as the tool gave it: a remote
+	// tool's is passed on unchanged, and results are not checked against
+	// it here.
+	OutputSchema json.RawMessage
+	// Annotations are the tool's behaviour hints (read-only, destructive,
+	// idempotent, open-world) as MCP defines them; nil for none.
+	Annotations *mcp.ToolAnnotations
 	// Execute runs the tool with arguments that have passed InputSchema
 	// ({} when the caller sent none). A tool that fails in a way the model
 	// should see returns a result with IsError set; an error return is a
@@ -149,6 +160,7 @@ type entry struct {
 	tool   Tool
 	schema *compiledSchema
 	ref    *RemoteRef // nil for a local tool
+	notes  []string   // what normalizing the input schema lost
 }
 
 // NewRegistry returns an empty registry.
@@ -157,27 +169,98 @@ func NewRegistry() *Registry {
 }
 
 // Add adds a local tool. It fails if the name is not a ValidToolName or is
-// taken, if Execute is nil, or if the schema cannot be used
-// (SCHEMA_CONVERSION_ERROR). The stored schema is InputSchema normalized
-// (see NormalizeSchema).
+// taken, if Execute is nil, or if the input schema cannot be used whole or
+// the output schema is not JSON (SCHEMA_CONVERSION_ERROR). The stored
+// schema is InputSchema normalized (see NormalizeSchema).
 func (r *Registry) Add(t Tool) error {
+	return r.add(t, false)
+}
+
+// add is Add; lenient takes a schema that loses something in
+// normalization (see NormalizeSchemaNotes) rather than refusing it, for a
+// tool passed on from elsewhere (a gateway's), whose notes SchemaNotes
+// then gives.
+func (r *Registry) add(t Tool, lenient bool) error {
 	if !r.validName(t.Name) {
 		return fmt.Errorf("mcpkit: invalid tool name %q", t.Name)
 	}
 	if t.Execute == nil {
 		return fmt.Errorf("mcpkit: tool %q has no Execute", t.Name)
 	}
-	cs, err := compileSchema(t.InputSchema)
+	var (
+		cs    *compiledSchema
+		notes []string
+		err   error
+	)
+	if lenient {
+		cs, notes = lenientSchema(t.InputSchema)
+	} else {
+		cs, err = compileSchema(t.InputSchema)
+	}
 	if err != nil {
 		return withTool(err, "", t.Name)
 	}
 	t.InputSchema = cs.schema
+	if raw := bytes.TrimSpace(t.OutputSchema); !lenient && len(raw) > 0 && !json.Valid(raw) {
+		return withTool(schemaErr("output schema is not valid JSON"), "", t.Name)
+	}
+	t.OutputSchema = cleanOutputSchema(t.OutputSchema)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.tools[t.Name]; ok {
 		return fmt.Errorf("mcpkit: tool %q: %w", t.Name, ErrDuplicateTool)
 	}
-	r.tools[t.Name] = &entry{tool: t, schema: cs}
+	r.tools[t.Name] = &entry{tool: t, schema: cs, notes: notes}
+	return nil
+}
+
+// lenientSchema is NormalizeSchemaNotes with what validation needs.
+func lenientSchema(raw any) (*compiledSchema, []string) {
+	cs, notes, err := normalizeSchema(raw)
+	if err != nil {
+		cs = openObjectSchema()
+		notes = append(notes, trimValidationPrefix(err.Error())+"; replaced by an open object schema, arguments are checked only for being an object")
+	}
+	return cs, notes
+}
+
+// cleanOutputSchema returns an output schema as compact JSON, or nil for
+// none (empty, null, or not JSON).
+func cleanOutputSchema(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" || !json.Valid(raw) {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// outputSchemaOf encodes an MCP tool's output schema (any JSON value the
+// go-sdk holds) for Tool.OutputSchema; nil for none.
+func outputSchemaOf(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return cleanOutputSchema(b)
+}
+
+// SchemaNotes says what normalizing the named tool's input schema lost
+// (see NormalizeSchemaNotes): nil when nothing was, or for an unknown
+// name. Arguments of a tool with notes are checked only as far as the
+// notes say.
+func (r *Registry) SchemaNotes(name string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if e, ok := r.tools[name]; ok {
+		return slices.Clone(e.notes)
+	}
 	return nil
 }
 
@@ -349,10 +432,14 @@ type RemoteCaller func(ctx context.Context, ref RemoteRef, args json.RawMessage)
 // 64 characters; a further "_2", "_3" … if even that is taken), and a
 // Collision is returned. A tool listed twice is added once.
 //
+// A tool whose input schema cannot be used whole is still added, never
+// dropped: its arguments are checked as far as the schema allows, and
+// SchemaNotes says what was lost (see NormalizeSchemaNotes). Each tool
+// keeps its title, output schema and annotations.
+//
 // added lists the names added, sorted. err joins a SCHEMA_CONVERSION_ERROR
-// for each tool whose schema cannot be used; those tools are skipped and
-// the others added. err is also set, and nothing added, for an empty
-// server name or a nil call.
+// for each tool with an empty name, which is skipped. err is also set,
+// and nothing added, for an empty server name or a nil call.
 func (r *Registry) AddRemote(server string, tools []*mcp.Tool, call RemoteCaller, sep string) (added []string, collisions []Collision, err error) {
 	return r.AddRemoteNamed(server, tools, call, func(tool string) string { return QualifiedName(server, tool, sep) })
 }
@@ -383,18 +470,14 @@ func (r *Registry) AddRemoteNamed(server string, tools []*mcp.Tool, call RemoteC
 
 	// Compile schemas outside the lock.
 	schemas := make([]*compiledSchema, len(sorted))
+	notes := make([][]string, len(sorted))
 	var errs []error
 	for i, t := range sorted {
 		if t.Name == "" {
 			errs = append(errs, &Error{Code: CodeSchemaConversionError, Server: server, Message: "tool with an empty name"})
 			continue
 		}
-		cs, err := compileSchema(t.InputSchema)
-		if err != nil {
-			errs = append(errs, withTool(err, server, t.Name))
-			continue
-		}
-		schemas[i] = cs
+		schemas[i], notes[i] = lenientSchema(t.InputSchema)
 	}
 
 	r.mu.Lock()
@@ -425,15 +508,19 @@ func (r *Registry) AddRemoteNamed(server string, tools []*mcp.Tool, call RemoteC
 		ref2 := ref
 		r.tools[got] = &entry{
 			tool: Tool{
-				Name:        got,
-				Description: t.Description,
-				InputSchema: cs.schema,
+				Name:         got,
+				Title:        t.Title,
+				Description:  t.Description,
+				InputSchema:  cs.schema,
+				OutputSchema: outputSchemaOf(t.OutputSchema),
+				Annotations:  t.Annotations,
 				Execute: func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
 					return call(ctx, ref2, args)
 				},
 			},
 			schema: cs,
 			ref:    &ref2,
+			notes:  notes[i],
 		}
 		added = append(added, got)
 	}

@@ -352,7 +352,9 @@ func TestRegistryAddRemoteBadSchemas(t *testing.T) {
 		nil,
 	}
 	added, _, err := r.AddRemote("srv", tools, (&remoteCalls{}).call, "")
-	if !slices.Equal(added, []string{"srv_good", "srv_nil-schema"}) {
+	// A schema that cannot be used whole leaves its tool in (SchemaNotes
+	// says what was lost); only the nameless tool is refused.
+	if !slices.Equal(added, []string{"srv_bad", "srv_good", "srv_nil-schema"}) {
 		t.Errorf("added = %v", added)
 	}
 	var tools2 []string
@@ -363,8 +365,11 @@ func TestRegistryAddRemoteBadSchemas(t *testing.T) {
 		}
 		tools2 = append(tools2, e.Tool)
 	}
-	if !slices.Equal(tools2, []string{"", "bad"}) {
-		t.Errorf("schema errors for %q, want the empty name and bad", tools2)
+	if !slices.Equal(tools2, []string{""}) {
+		t.Errorf("schema errors for %q, want the empty name", tools2)
+	}
+	if n := r.SchemaNotes("srv_bad"); len(n) != 1 || r.SchemaNotes("srv_good") != nil {
+		t.Errorf("SchemaNotes: bad %q, good %q", n, r.SchemaNotes("srv_good"))
 	}
 	var e *Error
 	// The remote schema is enforced before the call leaves.

@@ -801,13 +801,17 @@ func peekMessage(data []byte) (method string, hasMethod, hasID, ok bool) {
 }
 
 // clientWatcher is told what a server sends outside the hooks of any
-// request: log messages no request took, resource updates, and the
-// client becoming ready (again). A gateway watches its upstream clients
-// this way, whatever ClientOptions they were made with.
+// request: log messages no request took, resource updates, the client
+// becoming ready (again), every phase change, and a changed tool,
+// resource or prompt list (the tool list refreshed first).
+// A gateway and a bridge watch their upstream clients this way, whatever
+// ClientOptions they were made with.
 type clientWatcher struct {
 	log     func(server string, p *mcp.LoggingMessageParams)
 	updated func(server, uri string)
 	ready   func(server string)
+	phase   func(PhaseChange)
+	lists   func(server string)
 }
 
 // watcherSet is a client's watchers, by owner.
@@ -826,6 +830,14 @@ func (s *watcherSet) set(owner any, w *clientWatcher) {
 	}
 	s.ws[owner] = w
 	s.any.Store(true)
+}
+
+// remove drops owner's watcher.
+func (s *watcherSet) remove(owner any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ws, owner)
+	s.any.Store(len(s.ws) > 0)
 }
 
 func (s *watcherSet) has(owner any) bool {

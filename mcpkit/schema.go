@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
+	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -25,15 +29,35 @@ import (
 // becomes "object". A "$schema" naming a draft the validator does not know
 // (draft-04, draft-06, 2019-09) is dropped and the schema read as 2020-12.
 //
-// Anything else that is not an object schema, a schema that does not
-// parse, and one whose references do not resolve (remote $refs are not
-// fetched) are SCHEMA_CONVERSION_ERROR. The input is not modified.
+// A schema it cannot use whole is still accepted, and arguments are then
+// checked as far as they can be (see NormalizeSchemaNotes, which says what
+// was lost): one that describes something other than an object
+// ({"type": "string"}) or does not parse as a schema becomes
+// {"type": "object"}; one whose references do not resolve (a dangling or
+// remote $ref; remote schemas are not fetched), whose $refs loop without
+// descending into the arguments ({"$ref": "#/$defs/a"} with a → b → a), or
+// that the validator refuses (a bad regular expression) is kept as it is,
+// and arguments are checked only for being a JSON object.
+//
+// It fails (SCHEMA_CONVERSION_ERROR) only for input that is not a JSON
+// object at all: an array, false, text that is not JSON, a value that
+// cannot be encoded. The input is not modified.
 func NormalizeSchema(raw any) (*jsonschema.Schema, error) {
-	cs, err := compileSchema(raw)
+	cs, _, err := normalizeSchema(raw)
 	if err != nil {
 		return nil, err
 	}
 	return cs.schema, nil
+}
+
+// NormalizeSchemaNotes is NormalizeSchema that never fails: input that is
+// not a JSON object also becomes {"type": "object"}. notes says, one short
+// sentence each, what was lost on the way (nil when nothing was), for a
+// host to log: a tool with a lossy schema is still a tool a model can
+// call, with fewer of its arguments checked before the call.
+func NormalizeSchemaNotes(raw any) (s *jsonschema.Schema, notes []string) {
+	cs, notes := lenientSchema(raw)
+	return cs.schema, notes
 }
 
 // compiledSchema is a normalized schema with what validation needs.
@@ -66,7 +90,33 @@ func schemaErr(format string, args ...any) *Error {
 	return &Error{Code: CodeSchemaConversionError, Message: fmt.Sprintf(format, args...), Err: cause}
 }
 
+// compileSchema is normalizeSchema for a local tool: a schema that loses
+// anything is refused, so that the tool's author hears of it.
 func compileSchema(raw any) (*compiledSchema, error) {
+	cs, notes, err := normalizeSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(notes) > 0 {
+		return nil, schemaErr("%s", strings.Join(notes, "; "))
+	}
+	return cs, nil
+}
+
+// openObjectSchema is {"type": "object"}: any object.
+func openObjectSchema() *compiledSchema {
+	s := &jsonschema.Schema{Type: "object"}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		panic(err) // cannot happen for this schema
+	}
+	return &compiledSchema{schema: s, resolved: rs}
+}
+
+// normalizeSchema does NormalizeSchema's work. err is set (and cs nil)
+// only for input that is not a JSON object; any other schema yields cs,
+// with notes saying what was lost.
+func normalizeSchema(raw any) (cs *compiledSchema, notes []string, err error) {
 	var data []byte
 	switch v := raw.(type) {
 	case nil:
@@ -78,14 +128,14 @@ func compileSchema(raw any) (*compiledSchema, error) {
 		if v != nil {
 			b, err := json.Marshal(v)
 			if err != nil {
-				return nil, schemaErr("cannot encode schema", err)
+				return nil, nil, schemaErr("cannot encode schema", err)
 			}
 			data = b
 		}
 	default:
 		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, schemaErr("cannot encode schema", err)
+			return nil, nil, schemaErr("cannot encode schema", err)
 		}
 		data = b
 	}
@@ -97,10 +147,10 @@ func compileSchema(raw any) (*compiledSchema, error) {
 		m = map[string]any{}
 	case data[0] == '{':
 		if err := json.Unmarshal(data, &m); err != nil {
-			return nil, schemaErr("schema is not valid JSON", err)
+			return nil, nil, schemaErr("schema is not valid JSON", err)
 		}
 	default:
-		return nil, schemaErr("schema must be a JSON object, got %.40s", data)
+		return nil, nil, schemaErr("schema must be a JSON object, got %.40s", data)
 	}
 
 	switch t := m["type"].(type) {
@@ -108,15 +158,15 @@ func compileSchema(raw any) (*compiledSchema, error) {
 		m["type"] = "object"
 	case string:
 		if t != "object" {
-			return nil, schemaErr("input schema must describe an object, not %q", t)
+			return openObjectSchema(), []string{fmt.Sprintf("input schema describes %q, not an object; replaced by an open object schema, arguments are checked only for being an object", t)}, nil
 		}
 	case []any:
 		if !slices.Contains(t, any("object")) {
-			return nil, schemaErr("input schema must describe an object, not %v", t)
+			return openObjectSchema(), []string{fmt.Sprintf("input schema describes %v, not an object; replaced by an open object schema, arguments are checked only for being an object", t)}, nil
 		}
 		m["type"] = "object"
 	default:
-		return nil, schemaErr("bad \"type\": %v", t)
+		return openObjectSchema(), []string{fmt.Sprintf("input schema has a bad \"type\" (%v); replaced by an open object schema, arguments are checked only for being an object", t)}, nil
 	}
 	if d, ok := m["$schema"]; ok {
 		if s, _ := d.(string); !slices.Contains(supportedDrafts, s) {
@@ -126,15 +176,20 @@ func compileSchema(raw any) (*compiledSchema, error) {
 
 	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, schemaErr("cannot encode schema", err)
+		return nil, nil, schemaErr("cannot encode schema", err)
 	}
 	s := new(jsonschema.Schema)
 	if err := json.Unmarshal(b, s); err != nil {
-		return nil, schemaErr("cannot read schema", err)
+		return openObjectSchema(), []string{"input schema cannot be read (" + err.Error() + "); replaced by an open object schema, arguments are checked only for being an object"}, nil
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {
-		return nil, schemaErr("cannot use schema", err)
+		return &compiledSchema{schema: s}, []string{"input schema cannot be used for validation (" + trimValidationPrefix(err.Error()) + "); arguments are checked only for being an object"}, nil
+	}
+	// Validation follows $refs without a stack bound: a loop of them that
+	// never descends into the arguments would overflow the stack.
+	if loop := refLoop(m); loop != "" {
+		return &compiledSchema{schema: s}, []string{"input schema's references loop or cannot be followed (" + loop + "); arguments are checked only for being an object"}, nil
 	}
 
 	relaxed := *s
@@ -152,7 +207,210 @@ func compileSchema(raw any) (*compiledSchema, error) {
 	if err != nil {
 		rr = nil // fall back to the whole-schema message only
 	}
-	return &compiledSchema{schema: s, resolved: rs, relaxed: rr}, nil
+	return &compiledSchema{schema: s, resolved: rs, relaxed: rr}, nil, nil
+}
+
+// schemaKeywords are the keywords whose values are subschemas, by shape:
+// one schema, an array of them, or an object of them. inPlace marks those
+// applied to the same instance (following them does not descend into the
+// arguments).
+var schemaKeywords = map[string]struct {
+	shape   byte // 's' schema, 'a' array, 'o' object
+	inPlace bool
+}{
+	"allOf": {'a', true}, "anyOf": {'a', true}, "oneOf": {'a', true}, "not": {'s', true},
+	"if": {'s', true}, "then": {'s', true}, "else": {'s', true}, "dependentSchemas": {'o', true},
+	"properties": {'o', false}, "patternProperties": {'o', false}, "additionalProperties": {'s', false},
+	"unevaluatedProperties": {'s', false}, "propertyNames": {'s', false}, "items": {'s', false},
+	"prefixItems": {'a', false}, "additionalItems": {'s', false}, "unevaluatedItems": {'s', false},
+	"contains": {'s', false}, "$defs": {'o', false}, "definitions": {'o', false}, "dependencies": {'o', true},
+}
+
+// refLoop looks for a cycle of in-place steps ($ref, $dynamicRef, allOf,
+// not, if …) in the schema document root, and returns its path ("" if
+// there is none). References are followed as JSON pointers ("#/$defs/a")
+// or anchors ("#name"); one it cannot follow within the document (by an
+// $id) might loop unseen, so it is returned as a possible loop. Call it
+// only for a schema that resolves.
+func refLoop(root map[string]any) string {
+	anchors := map[string]string{} // anchor name → pointer
+	var collect func(ptr string, node any)
+	collect = func(ptr string, node any) {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return
+		}
+		for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
+			if a, ok := m[kw].(string); ok {
+				if _, dup := anchors[a]; !dup {
+					anchors[a] = ptr
+				}
+			}
+		}
+		for _, kw := range slices.Sorted(maps.Keys(m)) {
+			if k, ok := schemaKeywords[kw]; ok {
+				for sub, child := range subschemas(ptr+"/"+escapePointer(kw), m[kw], k.shape) {
+					collect(sub, child)
+				}
+			}
+		}
+	}
+	collect("", root)
+	const (
+		visiting = 1
+		done     = 2
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(ptr string, node any) string
+	visit = func(ptr string, node any) string {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return ""
+		}
+		switch state[ptr] {
+		case visiting:
+			i := slices.Index(stack, ptr)
+			return "#" + strings.Join(append(slices.Clone(stack[i:]), ptr), " → #")
+		case done:
+			return ""
+		}
+		state[ptr] = visiting
+		stack = append(stack, ptr)
+		defer func() {
+			stack = stack[:len(stack)-1]
+			state[ptr] = done
+		}()
+		for _, kw := range []string{"$ref", "$dynamicRef"} {
+			ref, ok := m[kw].(string)
+			if !ok {
+				continue
+			}
+			if !strings.HasPrefix(ref, "#") {
+				return fmt.Sprintf("#%s: %s %q", ptr, kw, ref)
+			}
+			frag := ref[1:]
+			if a, ok := anchors[frag]; ok && frag != "" && frag[0] != '/' {
+				frag = a
+			}
+			target, tptr, ok := lookupPointer(root, frag)
+			if !ok {
+				return fmt.Sprintf("#%s: %s %q", ptr, kw, ref)
+			}
+			if loop := visit(tptr, target); loop != "" {
+				return loop
+			}
+		}
+		for _, kw := range slices.Sorted(maps.Keys(m)) {
+			k, ok := schemaKeywords[kw]
+			if !ok || !k.inPlace {
+				continue
+			}
+			for sub, child := range subschemas(ptr+"/"+escapePointer(kw), m[kw], k.shape) {
+				if loop := visit(sub, child); loop != "" {
+					return loop
+				}
+			}
+		}
+		return ""
+	}
+	// Every subschema can be entered from the arguments, so start from
+	// each one.
+	var walk func(ptr string, node any) string
+	walk = func(ptr string, node any) string {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return ""
+		}
+		if loop := visit(ptr, m); loop != "" {
+			return loop
+		}
+		for _, kw := range slices.Sorted(maps.Keys(m)) {
+			k, ok := schemaKeywords[kw]
+			if !ok {
+				continue
+			}
+			for sub, child := range subschemas(ptr+"/"+escapePointer(kw), m[kw], k.shape) {
+				if loop := walk(sub, child); loop != "" {
+					return loop
+				}
+			}
+		}
+		return ""
+	}
+	return walk("", root)
+}
+
+// subschemas yields the subschemas under one keyword, by JSON pointer.
+func subschemas(ptr string, v any, shape byte) iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		switch shape {
+		case 's':
+			if _, ok := v.(map[string]any); ok {
+				yield(ptr, v)
+			} else if a, ok := v.([]any); ok { // the array form of items
+				for i, x := range a {
+					if !yield(ptr+"/"+strconv.Itoa(i), x) {
+						return
+					}
+				}
+			}
+		case 'a':
+			a, _ := v.([]any)
+			for i, x := range a {
+				if !yield(ptr+"/"+strconv.Itoa(i), x) {
+					return
+				}
+			}
+		case 'o':
+			o, _ := v.(map[string]any)
+			for _, k := range slices.Sorted(maps.Keys(o)) {
+				if !yield(ptr+"/"+escapePointer(k), o[k]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// lookupPointer finds the value a JSON pointer fragment ("" or "/a/b",
+// percent-encoded as in a URI) names in root, and returns it with the
+// pointer in the form refLoop keys nodes by.
+func lookupPointer(root map[string]any, frag string) (any, string, bool) {
+	frag, err := url.PathUnescape(frag)
+	if err != nil || (frag != "" && frag[0] != '/') {
+		return nil, "", false
+	}
+	var node any = root
+	ptr := ""
+	if frag == "" {
+		return node, ptr, true
+	}
+	for _, tok := range strings.Split(frag[1:], "/") {
+		key := strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v := node.(type) {
+		case map[string]any:
+			x, ok := v[key]
+			if !ok {
+				return nil, "", false
+			}
+			node = x
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, "", false
+			}
+			node = v[i]
+		default:
+			return nil, "", false
+		}
+		ptr += "/" + escapePointer(key)
+	}
+	return node, ptr, true
 }
 
 // validate checks args against the schema. It returns the arguments to
@@ -170,6 +428,9 @@ func (cs *compiledSchema) validate(args json.RawMessage) (json.RawMessage, []str
 	obj, ok := inst.(map[string]any)
 	if !ok {
 		return args, []string{fmt.Sprintf("arguments must be a JSON object, not %s", jsonKind(inst))}
+	}
+	if cs.resolved == nil {
+		return args, nil // a schema that cannot be checked: an object is all we know
 	}
 	err := cs.resolved.Validate(obj)
 	if err == nil {

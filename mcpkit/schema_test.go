@@ -1,13 +1,16 @@
 package mcpkit
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // asJSON marshals a normalized schema back to a generic value.
@@ -104,15 +107,8 @@ func TestNormalizeSchemaDoesNotModifyInput(t *testing.T) {
 func TestNormalizeSchemaErrors(t *testing.T) {
 	for name, in := range map[string]any{
 		"array":         json.RawMessage(`[]`),
-		"string schema": json.RawMessage(`{"type": "string"}`),
-		"type list":     json.RawMessage(`{"type": ["string", "number"]}`),
-		"bad type":      json.RawMessage(`{"type": 3}`),
 		"false":         json.RawMessage(`false`),
 		"not json":      json.RawMessage(`{nope`),
-		"bad property":  json.RawMessage(`{"type": "object", "properties": {"a": 3}}`),
-		"bad regex":     json.RawMessage(`{"type": "object", "properties": {"a": {"type": "string", "pattern": "("}}}`),
-		"dangling ref":  json.RawMessage(`{"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}`),
-		"remote ref":    json.RawMessage(`{"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}`),
 		"unmarshalable": func() {},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -120,8 +116,99 @@ func TestNormalizeSchemaErrors(t *testing.T) {
 			if !errors.Is(err, ErrSchemaConversion) {
 				t.Fatalf("err = %v, want SCHEMA_CONVERSION_ERROR", err)
 			}
+			// NormalizeSchemaNotes takes even these, and says so.
+			s, notes := NormalizeSchemaNotes(in)
+			if s == nil || s.Type != "object" || len(notes) == 0 {
+				t.Fatalf("NormalizeSchemaNotes = %+v, %q", s, notes)
+			}
 		})
 	}
+}
+
+// TestNormalizeSchemaLossy covers schemas that cannot be used whole: each
+// is accepted, says what was lost, and validation checks what it still
+// can: at least that the arguments are an object.
+func TestNormalizeSchemaLossy(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		in     string
+		note   string // a word the note must contain
+		object bool   // the schema is replaced by {"type":"object"}
+	}{
+		{"string schema", `{"type": "string"}`, "not an object", true},
+		{"type list", `{"type": ["string", "number"]}`, "not an object", true},
+		{"bad type", `{"type": 3}`, "bad \"type\"", true},
+		{"bad property", `{"type": "object", "properties": {"a": 3}}`, "cannot be read", true},
+		{"bad regex", `{"type": "object", "properties": {"a": {"type": "string", "pattern": "("}}}`, "validation", false},
+		{"dangling ref", `{"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}`, "validation", false},
+		{"remote ref", `{"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}`, "validation", false},
+		{"ref cycle", `{"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}`, "loop", false},
+		{"root ref cycle", `{"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}`, "loop", false},
+		{"self ref", `{"type": "object", "$ref": "#"}`, "loop", false},
+		{"anchor cycle", `{"type": "object", "$defs": {"a": {"$anchor": "a", "$ref": "#a"}}, "properties": {"p": {"$ref": "#/$defs/a"}}}`, "loop", false},
+		{"allOf cycle", `{"type": "object", "$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}, "properties": {"p": {"$ref": "#/$defs/a"}}}`, "loop", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NormalizeSchema(json.RawMessage(tc.in))
+			if err != nil {
+				t.Fatalf("NormalizeSchema: %v", err)
+			}
+			s2, notes := NormalizeSchemaNotes(json.RawMessage(tc.in))
+			if len(notes) != 1 || !strings.Contains(notes[0], tc.note) {
+				t.Fatalf("notes = %q, want one with %q", notes, tc.note)
+			}
+			if s.Type != "object" || s2.Type != "object" {
+				t.Errorf("type %q / %q", s.Type, s2.Type)
+			}
+			if got := len(s.Properties) == 0 && s.Ref == "" && s.Defs == nil; got != tc.object {
+				t.Errorf("replaced by an open object: %v, want %v (%+v)", got, tc.object, s)
+			}
+			// A registry keeps the tool and checks what it can; a local
+			// tool with such a schema is refused.
+			r := NewRegistry()
+			added, _, err := r.AddRemote("srv", []*mcp.Tool{{Name: "t", InputSchema: json.RawMessage(tc.in)}}, (&remoteCalls{}).call, "")
+			if err != nil || len(added) != 1 {
+				t.Fatalf("AddRemote: %v %v", added, err)
+			}
+			if n := r.SchemaNotes("srv_t"); len(n) != 1 {
+				t.Errorf("SchemaNotes = %q", n)
+			}
+			if _, err := r.Call(context.Background(), "srv_t", json.RawMessage(`{"x": {"y": 1}, "a": "z", "p": 1}`)); err != nil {
+				t.Errorf("call with an object: %v", err)
+			}
+			if _, err := r.Call(context.Background(), "srv_t", json.RawMessage(`[1]`)); !errors.Is(err, ErrInvalidParameters) {
+				t.Errorf("call with an array: %v", err)
+			}
+			if err := r.Add(Tool{Name: "local", InputSchema: s2, Execute: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return nil, nil }}); !tc.object && !errors.Is(err, ErrSchemaConversion) {
+				t.Errorf("Add of a local tool with a lossy schema: %v", err)
+			}
+		})
+	}
+}
+
+// FuzzNormalizeSchema feeds arbitrary JSON to the schema normalizer and
+// validator: it must not panic or overflow the stack, must always give
+// an object schema, and validating an object against it must return.
+func FuzzNormalizeSchema(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"type":"string"}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"#"}}}`, `{"type":"object","$ref":"#"}`,
+		`{"anyOf":[{"$ref":"#/anyOf/0"}]}`, `{"type":"object","properties":{"x":{"$ref":"#/properties/x"}}}`,
+		`{"$defs":{"a~1b":{"type":"integer"}},"properties":{"n":{"$ref":"#/$defs/a~01b"}}}`,
+		`{"not":{"$ref":"#"}}`, `[]`, `{nope`, `{"$defs":{"a":{"$anchor":"a","$ref":"#a"}}}`,
+		`{"$id":"https://example.com/s","$ref":"https://example.com/s"}`,
+	} {
+		f.Add([]byte(seed), []byte(`{"x":1,"a":"b"}`))
+	}
+	f.Fuzz(func(t *testing.T, schema, args []byte) {
+		s, notes := NormalizeSchemaNotes(json.RawMessage(schema))
+		if s == nil || s.Type != "object" {
+			t.Fatalf("schema %+v (notes %q)", s, notes)
+		}
+		cs, _ := lenientSchema(json.RawMessage(schema))
+		cs.validate(args)
+		cs.validate(json.RawMessage(`{"x":{"y":[1,2]},"a":"b","p":null}`))
+	})
 }
 
 func TestValidateArgs(t *testing.T) {

@@ -42,6 +42,7 @@ const (
 	fxBadCursor    = "badcursor"    // normal, but resources/list repeats its cursor forever
 	fxSlowStart    = "slowstart"    // normal, after 200 ms of start-up work (a server that loads something first)
 	fxForward      = "forward"      // talks back in the course of calls (gateway_forward_test.go)
+	fxStructured   = "structured"   // a tool with title, annotations, output schema and structured results (bridge_follow_test.go)
 )
 
 func TestMain(m *testing.M) {
@@ -78,6 +79,11 @@ func runFixture(kind string) int {
 		return 0
 	case fxForward:
 		if err := newForwardServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+		}
+		return 0
+	case fxStructured:
+		if err := newStructuredServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture:", err)
 		}
 		return 0

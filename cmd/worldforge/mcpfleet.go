@@ -277,26 +277,16 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The bridge follows the servers: a changed tool, resource or prompt
-	// list, a server that faults or comes back, refreshes the gateway.
-	refresh := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case refresh <- struct{}{}:
-		default:
-		}
-	}
+	// The bridge follows the servers by itself: a changed tool, resource
+	// or prompt list, a server that faults or comes back, refreshes the
+	// gateway.
 	log := e.quietLogger()
 	// The clients declare sampling so that the upstreams may ask the
 	// gateway's clients for it (GatewayClientOptions).
 	opts := mcpkit.GatewayClientOptions(&mcpkit.ClientOptions{
-		Logger:                log,
-		Implementation:        &mcp.Implementation{Name: "worldforge-gateway", Version: worldforge.Version},
-		Reconnect:             &mcpkit.ReconnectPolicy{},
-		OnToolsChanged:        func(string, []*mcp.Tool) { poke() },
-		OnResourceListChanged: func(string) { poke() },
-		OnPromptListChanged:   func(string) { poke() },
-		OnPhase:               func(mcpkit.PhaseChange) { poke() },
+		Logger:         log,
+		Implementation: &mcp.Implementation{Name: "worldforge-gateway", Version: worldforge.Version},
+		Reconnect:      &mcpkit.ReconnectPolicy{},
 	})
 	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	fleet, err := e.startFleet(startCtx, name, cfg, "", opts)
@@ -321,16 +311,7 @@ func (e *env) mcpGateway(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-refresh:
-				bridge.Refresh(ctx)
-			}
-		}
-	}()
+	defer bridge.Close()
 	fmt.Fprintf(e.Stderr, "%s: %d tools from %d servers\n", name, bridge.Registry().Len(), len(fleet.Clients()))
 	if *addr == "" {
 		return gw.ServeStdio(ctx)

@@ -15,6 +15,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
+	"github.com/worldforge-go/worldforge/mcpkit"
 )
 
 // TestMCPConfigCommands drives the config-file forms of the mcp commands
@@ -112,6 +113,47 @@ func TestMCPGateway(t *testing.T) {
 	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "wf_read_world", Arguments: map[string]any{"id": ts.World.ID}})
 	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, ts.World.ID) {
 		t.Fatalf("wf_read_world through the gateway: %v %+v", err, res)
+	}
+	// Each tool is served with the title, annotations and output schema
+	// the server lists, and a call's structured content comes through.
+	direct := mcpkit.NewClient(mcpkit.ServerConfig{Name: "wf", URL: ts.MCPURL(), Headers: map[string]string{"Authorization": "Bearer " + key}}, nil)
+	defer direct.Close()
+	if err := direct.Connect(cctx); err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]*mcp.Tool{}
+	for _, tool := range list.Tools {
+		served[tool.Name] = tool
+	}
+	annotated := 0
+	for _, up := range direct.Tools() {
+		got := served["wf_"+up.Name]
+		if got == nil {
+			t.Errorf("%s not served", up.Name)
+			continue
+		}
+		if up.Annotations != nil {
+			annotated++
+		}
+		for what, pair := range map[string][2]any{"title": {up.Title, got.Title}, "annotations": {up.Annotations, got.Annotations}, "output schema": {up.OutputSchema, got.OutputSchema}} {
+			want, _ := json.Marshal(pair[0])
+			have, _ := json.Marshal(pair[1])
+			if string(want) != string(have) {
+				t.Errorf("%s: %s %s, upstream %s", up.Name, what, have, want)
+			}
+		}
+	}
+	if annotated == 0 {
+		t.Error("no WorldForge tool has annotations; the check above saw none")
+	}
+	want, err := direct.CallTool(cctx, "read_world", map[string]any{"id": ts.World.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSC, _ := json.Marshal(want.StructuredContent)
+	haveSC, _ := json.Marshal(res.StructuredContent)
+	if string(wantSC) != string(haveSC) {
+		t.Errorf("structuredContent through the gateway %s, direct %s", haveSC, wantSC)
 	}
 	res, err = cs.CallTool(cctx, &mcp.CallToolParams{Name: "wf_read_world", Arguments: map[string]any{"id": "world_aaaaaaaaaaaaaaaaaaaa"}})
 	if err != nil || !res.IsError || res.Content[0].(*mcp.TextContent).Text != "not_found" {
