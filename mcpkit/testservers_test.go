@@ -14,9 +14,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,6 +44,7 @@ const (
 	fxBadCursor    = "badcursor"    // normal, but resources/list repeats its cursor forever
 	fxSlowStart    = "slowstart"    // normal, after 200 ms of start-up work (a server that loads something first)
 	fxForward      = "forward"      // talks back in the course of calls (gateway_forward_test.go)
+	fxDeafStart    = "deafstart"    // never answers the handshake, and ignores both the end of stdin and SIGTERM
 )
 
 func TestMain(m *testing.M) {
@@ -64,6 +67,13 @@ func runFixture(kind string) int {
 		return 7
 	case fxHangStart:
 		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case fxDeafStart:
+		signal.Ignore(syscall.SIGTERM)
+		// Neither reads stdin nor exits: only SIGKILL ends it. (A sleep
+		// rather than an empty select, which the runtime would call a
+		// deadlock.)
+		time.Sleep(time.Hour)
 		return 0
 	case fxGarbageStart:
 		os.Stdout.WriteString("this is not JSON-RPC\n")
