@@ -39,8 +39,12 @@ type ServerEntry struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"` // milliseconds
-	Enabled *bool             `json:"enabled,omitempty"` // nil: enabled
-	OAuth   *oauth.Entry      `json:"oauth,omitempty"`   // http and sse only
+	// ResetTimeoutOnProgress and MaxTotalTimeout (milliseconds) are
+	// ServerConfig's fields of the same names.
+	ResetTimeoutOnProgress bool         `json:"resetTimeoutOnProgress,omitempty"`
+	MaxTotalTimeout        int64        `json:"maxTotalTimeout,omitempty"`
+	Enabled                *bool        `json:"enabled,omitempty"` // nil: enabled
+	OAuth                  *oauth.Entry `json:"oauth,omitempty"`   // http and sse only
 }
 
 // ExampleConfig returns the example configuration of the original API: a
@@ -159,8 +163,10 @@ func ProjectConfigPath(cwd string) string {
 //
 // Entry fields: command, args, env, cwd (a relative cwd is taken relative
 // to the file's directory), url, headers, timeout (milliseconds per
-// request), enabled (default true; "disabled": true is accepted too) and
-// type. An entry with a command is a stdio server; one with a url is a
+// request), resetTimeoutOnProgress (true: progress restarts a request's
+// timeout), maxTotalTimeout (milliseconds a request may run however
+// often progress restarted its timeout), enabled (default true;
+// "disabled": true is accepted too) and type. An entry with a command is a stdio server; one with a url is a
 // streamable-HTTP server, or a legacy SSE server with "type": "sse".
 // Unknown fields are ignored, so files written for other hosts load.
 //
@@ -496,16 +502,29 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 			enabled = false
 		}
 	}
-	var timeout time.Duration
-	if v, ok := fields["timeout"]; ok && !configtext.IsNull(v) {
+	var timeout, maxTotal time.Duration
+	for _, f := range []struct {
+		key string
+		dst *time.Duration
+	}{{"timeout", &timeout}, {"maxTotalTimeout", &maxTotal}} {
+		v, ok := fields[f.key]
+		if !ok || configtext.IsNull(v) {
+			continue
+		}
 		var ms float64
 		if err := json.Unmarshal(v, &ms); err != nil {
-			return fail("timeout", "want a number of milliseconds")
+			return fail(f.key, "want a number of milliseconds")
 		}
 		if ms < 0 || math.IsNaN(ms) || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
-			return fail("timeout", "out of range: %v", ms)
+			return fail(f.key, "out of range: %v", ms)
 		}
-		timeout = time.Duration(ms * float64(time.Millisecond))
+		*f.dst = time.Duration(ms * float64(time.Millisecond))
+	}
+	resetOnProgress := false
+	if v, ok := fields["resetTimeoutOnProgress"]; ok && !configtext.IsNull(v) {
+		if err := json.Unmarshal(v, &resetOnProgress); err != nil {
+			return fail("resetTimeoutOnProgress", "want true or false")
+		}
 	}
 
 	// Transport.
@@ -550,7 +569,7 @@ func parseEntry(name string, data json.RawMessage, file string, getenv func(stri
 		}
 		return out
 	}
-	sc := ServerConfig{Name: name, Kind: kind, Timeout: timeout}
+	sc := ServerConfig{Name: name, Kind: kind, Timeout: timeout, ResetTimeoutOnProgress: resetOnProgress, MaxTotalTimeout: maxTotal}
 	sc.Command = expand("command", command)
 	for i, a := range args {
 		sc.Args = append(sc.Args, expand(fmt.Sprintf("args[%d]", i), a))

@@ -287,5 +287,7 @@ func SameServerConfig(a, b ServerConfig) bool {
 		a.Cwd == b.Cwd &&
 		a.URL == b.URL &&
 		maps.Equal(a.Headers, b.Headers) &&
-		a.Timeout == b.Timeout
+		a.Timeout == b.Timeout &&
+		a.ResetTimeoutOnProgress == b.ResetTimeoutOnProgress &&
+		a.MaxTotalTimeout == b.MaxTotalTimeout
 }
