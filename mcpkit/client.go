@@ -43,6 +43,11 @@ type ClientOptions struct {
 	// nor ServerConfig.Timeout is set, and bounds the handshake when
 	// Connect's context has no deadline (default 60 s).
 	Timeout time.Duration
+	// ResetTimeoutOnProgress and MaxTotalTimeout are the defaults of the
+	// ServerConfig fields of the same names, for servers whose
+	// configuration does not set them.
+	ResetTimeoutOnProgress bool
+	MaxTotalTimeout        time.Duration
 	// ProtocolVersion is the protocol version to ask for ("" for the
 	// go-sdk's latest; the server may negotiate down).
 	ProtocolVersion string
@@ -121,9 +126,12 @@ type Client struct {
 	opts    ClientOptions
 	log     *slog.Logger
 	timeout time.Duration
-	grace   time.Duration
-	sdk     *mcp.Client
-	events  phaseQueue
+	// Progress restarts a request's timeout; maxTotal bounds its run.
+	resetOnProgress bool
+	maxTotal        time.Duration
+	grace           time.Duration
+	sdk             *mcp.Client
+	events          phaseQueue
 
 	progressSeq atomic.Int64
 	routes      routeTable // requests in flight, for routing what servers send back (route.go)
@@ -176,6 +184,8 @@ func NewClient(cfg ServerConfig, opts *ClientOptions) *Client {
 		c.log = slog.Default()
 	}
 	c.timeout = firstPositive(cfg.Timeout, c.opts.Timeout, DefaultTimeout)
+	c.resetOnProgress = cfg.ResetTimeoutOnProgress || c.opts.ResetTimeoutOnProgress
+	c.maxTotal = firstPositive(cfg.MaxTotalTimeout, c.opts.MaxTotalTimeout)
 	c.grace = firstPositive(c.opts.ShutdownGrace, DefaultShutdownGrace)
 	if c.opts.MaxMessageSize <= 0 {
 		c.opts.MaxMessageSize = DefaultMaxMessageSize
@@ -371,11 +381,17 @@ func listAll[T any](ctx context.Context, page func(ctx context.Context, cursor s
 // client's timeout passes, at the cost of one allocation, one
 // context.WithCancelCause and one uncontended lock at each end.
 func (c *Client) do(ctx context.Context, op errOp, fn func(ctx context.Context, cs *mcp.ClientSession) error) error {
+	rt := requestTimeoutFrom(ctx)
+	if rt != nil {
+		if err := rt.check(); err != nil {
+			return c.newError(CodeConfigError, "", op, "bad request timeout: "+err.Error(), err)
+		}
+	}
 	s, err := c.session(ctx, false)
 	if err != nil {
 		return c.forOp(err, op)
 	}
-	r := c.routes.begin(c, s, ctx)
+	r := c.routes.begin(c, s, ctx, rt)
 	defer c.routes.end(r)
 	callCtx := &r.ctx
 	if err := fn(callCtx, s.cs); err != nil {

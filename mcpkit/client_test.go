@@ -560,6 +560,33 @@ func TestClientSpawnFailed(t *testing.T) {
 	})
 }
 
+// TestConnectTimeoutKillsChild: a connect that times out on a child that
+// never answers returns TIMEOUT without waiting out ShutdownGrace (here
+// far longer than the test's deadline), and leaves no child behind, even
+// one that ignores the end of its stdin and SIGTERM.
+func TestConnectTimeoutKillsChild(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, "deaf", fxDeafStart)
+	c := NewClient(fx.cfg, opts(func(o *ClientOptions) { o.ShutdownGrace = 10 * time.Minute }))
+	defer c.Close()
+	errc := make(chan error, 1)
+	go func() { errc <- c.Connect(ctxTimeout(t, time.Second)) }()
+	select {
+	case err := <-errc:
+		wantError(t, err, CodeTimeout, FaultTimeout)
+	case <-time.After(time.Minute): // catches a hang: the graceful stop would take 20 minutes
+		t.Fatal("Connect did not return")
+	}
+	if got := c.Phase(); got != PhaseFaulted {
+		t.Errorf("phase = %s, want faulted", got)
+	}
+	pids := fixturePids(t, fx)
+	if len(pids) != 1 {
+		t.Fatalf("fixture processes started = %v, want one (did it start within the second?)", pids)
+	}
+	waitGone(t, pids[0])
+}
+
 // exitCode extracts the ProcessExit of an error.
 func exitOf(t testing.TB, err error) *ProcessExit {
 	t.Helper()

@@ -39,8 +39,12 @@ type ServerEntry struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"` // milliseconds
-	Enabled *bool             `json:"enabled,omitempty"` // nil: enabled
-	OAuth   *oauth.Entry      `json:"oauth,omitempty"`   // http and sse only
+	// ResetTimeoutOnProgress and MaxTotalTimeout (milliseconds) are
+	// ServerConfig's fields of the same names.
+	ResetTimeoutOnProgress bool         `json:"resetTimeoutOnProgress,omitempty"`
+	MaxTotalTimeout        int64        `json:"maxTotalTimeout,omitempty"`
+	Enabled                *bool        `json:"enabled,omitempty"` // nil: enabled
+	OAuth                  *oauth.Entry `json:"oauth,omitempty"`   // http and sse only
 	// AllowedTools and DisabledTools filter the server's tools (see
 	// ServerConfig).
 	AllowedTools  []string `json:"allowedTools,omitempty"`
@@ -227,11 +231,13 @@ func ProjectConfigPath(cwd string) string {
 // Entry fields: command, args, env, cwd (a relative cwd is taken relative
 // to the project directory, LoadOptions.Cwd, or the process's working
 // directory without one), url, headers, timeout (milliseconds per
-// request), enabled (default true; "disabled": true is accepted too),
-// type, and the tool filters allowedTools and disabledTools: lists of
-// tool names in which "*" stands for any run of characters (see
-// ServerConfig.AllowedTools; a bad pattern disables the entry with an
-// error naming it, such as allowedTools[1]). An entry with a command is a stdio server; one with a url is a
+// request), resetTimeoutOnProgress (true: progress restarts a request's
+// timeout), maxTotalTimeout (milliseconds a request may run however
+// often progress restarted its timeout), enabled (default true;
+// "disabled": true is accepted too), type, and the tool filters
+// allowedTools and disabledTools: lists of tool names in which "*" stands
+// for any run of characters (see ServerConfig.AllowedTools; a bad pattern
+// disables the entry with an error naming it, such as allowedTools[1]). An entry with a command is a stdio server; one with a url is a
 // streamable-HTTP server, or a legacy SSE server with "type": "sse".
 // Unknown fields are ignored, so files written for other hosts load.
 //
@@ -586,16 +592,29 @@ func parseEntry(name string, data json.RawMessage, file string, pc parseCtx) par
 			enabled = false
 		}
 	}
-	var timeout time.Duration
-	if v, ok := fields["timeout"]; ok && !configtext.IsNull(v) {
+	var timeout, maxTotal time.Duration
+	for _, f := range []struct {
+		key string
+		dst *time.Duration
+	}{{"timeout", &timeout}, {"maxTotalTimeout", &maxTotal}} {
+		v, ok := fields[f.key]
+		if !ok || configtext.IsNull(v) {
+			continue
+		}
 		var ms float64
 		if err := json.Unmarshal(v, &ms); err != nil {
-			return fail("timeout", "want a number of milliseconds")
+			return fail(f.key, "want a number of milliseconds")
 		}
 		if ms < 0 || math.IsNaN(ms) || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
-			return fail("timeout", "out of range: %v", ms)
+			return fail(f.key, "out of range: %v", ms)
 		}
-		timeout = time.Duration(ms * float64(time.Millisecond))
+		*f.dst = time.Duration(ms * float64(time.Millisecond))
+	}
+	resetOnProgress := false
+	if v, ok := fields["resetTimeoutOnProgress"]; ok && !configtext.IsNull(v) {
+		if err := json.Unmarshal(v, &resetOnProgress); err != nil {
+			return fail("resetTimeoutOnProgress", "want true or false")
+		}
 	}
 
 	// Transport.
@@ -668,7 +687,8 @@ func parseEntry(name string, data json.RawMessage, file string, pc parseCtx) par
 		}
 		return out
 	}
-	sc := ServerConfig{Name: name, Kind: kind, Timeout: timeout, AllowedTools: filters[0], DisabledTools: filters[1]}
+	sc := ServerConfig{Name: name, Kind: kind, Timeout: timeout, ResetTimeoutOnProgress: resetOnProgress, MaxTotalTimeout: maxTotal,
+		AllowedTools: filters[0], DisabledTools: filters[1]}
 	sc.Command = expand("command", command)
 	for i, a := range args {
 		sc.Args = append(sc.Args, expand(fmt.Sprintf("args[%d]", i), a))

@@ -38,7 +38,7 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 	fail := func(e *Error) (*session, error) {
 		stop()
 		close(s.watching)
-		s.close(e)
+		s.abort(e)
 		return nil, e
 	}
 
@@ -115,9 +115,7 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 	}
 	s.cs = cs
 	if !stop() {
-		cs.Close()
-		s.cs = nil
-		return fail(c.connectError(ctx, s, ctx.Err()))
+		return fail(c.connectError(ctx, s, ctx.Err())) // (fail closes cs, boundedly)
 	}
 	if s.http != nil {
 		s.http.status.Store(0) // statuses seen while probing are history
@@ -135,19 +133,19 @@ func (c *Client) connectError(ctx context.Context, s *session, err error) *Error
 		// A child that exited (or closed stdout, and is about to) failed
 		// to start: report its exit status and stderr.
 		if perr := s.conn.protocolFailure(); perr == nil || p.hasExited() {
+			// Wait for the exit, though not past the connect's deadline.
 			wait := c.grace
+			if dl, ok := ctx.Deadline(); ok {
+				wait = min(wait, max(time.Until(dl), 0))
+			}
 			if ctx.Err() != nil && !p.hasExited() {
 				wait = 0
 			}
-			t := time.NewTimer(wait)
-			defer t.Stop()
-			select {
-			case <-p.exited:
+			if p.waitExit(wait) {
 				info := p.exitInfo()
 				e := c.newError(CodeConnectionFailed, FaultSpawnFailed, op, "server exited during start-up: "+info.String(), err)
 				e.Details = info
 				return e
-			case <-t.C:
 			}
 		} else {
 			return c.newError(CodeConnectionFailed, FaultProtocol, op, "server sent a malformed message during the handshake", perr)

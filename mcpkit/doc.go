@@ -43,7 +43,8 @@
 //     request on that request's event stream, which the client reads as it
 //     passes; what comes on the session's own stream belongs to none;
 //   - the progress token: each request with someone listening for its
-//     progress carries a token of the client's own;
+//     progress, or whose timeout progress restarts, carries a token of
+//     the client's own;
 //   - otherwise (stdio, legacy SSE), where nothing on the wire says: the
 //     only request in flight on the connection, if there is just one.
 //
@@ -56,6 +57,15 @@
 // gives no such order. When a streamable HTTP server closes a request's
 // stream before answering (SEP-1699), RequestHooks.OnStreamClosed is told;
 // the client resumes the stream itself.
+//
+// # Timeouts
+//
+// A request times out after the server's Timeout unless its context has a
+// deadline of its own. With ResetTimeoutOnProgress (ServerConfig or
+// ClientOptions) each progress notification for the request restarts that
+// timeout, and MaxTotalTimeout bounds the request's whole run; a context
+// from WithRequestTimeout sets all three for one call. These are the
+// TypeScript SDK's timeout, resetTimeoutOnProgress and maxTotalTimeout.
 //
 // Errors are *Error values carrying one of the 13 codes (CONNECTION_FAILED …
 // SESSION_ERROR) and, for faults of a live connection, a FaultKind; match

@@ -278,8 +278,11 @@ func (c *Client) mapCallError(ctx, callCtx context.Context, s *session, op errOp
 			ctxErr = callCtx.Err() // our default timeout
 		}
 		msg := op.describe() + ": timed out"
-		if errors.Is(ctxErr, context.Canceled) {
+		switch {
+		case errors.Is(ctxErr, context.Canceled):
 			msg = op.describe() + ": cancelled"
+		case cause == errMaxTotalTimeout:
+			msg = op.describe() + ": timed out: maximum total timeout reached"
 		}
 		return c.newError(CodeTimeout, FaultTimeout, op, msg, ctxErr)
 	}

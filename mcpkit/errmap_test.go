@@ -93,6 +93,8 @@ func TestSameServerConfig(t *testing.T) {
 		"url":     func(c *ServerConfig) { c.URL = "http://127.0.0.1:1" },
 		"kind":    func(c *ServerConfig) { c.Kind = TransportSSE },
 		"timeout": func(c *ServerConfig) { c.Timeout = 1 },
+		"reset":   func(c *ServerConfig) { c.ResetTimeoutOnProgress = true },
+		"max":     func(c *ServerConfig) { c.MaxTotalTimeout = 1 },
 		"headers": func(c *ServerConfig) { c.Headers = map[string]string{"A": "b"} },
 	}
 	for name, change := range changes {

@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,17 @@ func TestServerEverything(t *testing.T) {
 	// result, never a plain success.
 	if r, err := c.CallTool(ctx, "echo", map[string]any{"message": 5}); err == nil && !r.IsError {
 		t.Errorf("echo with a number was accepted: %+v", r)
+	}
+	// Its long-running operation (4 s, progress every 0.5 s) outlasts a
+	// 1.5 s timeout unless progress restarts it.
+	long := map[string]any{"duration": 4, "steps": 8}
+	res, err = c.CallTool(WithRequestTimeout(ctx, RequestTimeout{Timeout: 1500 * time.Millisecond, ResetOnProgress: true}), "trigger-long-running-operation", long)
+	if err != nil || res.IsError || !strings.Contains(resultText(res), "completed") {
+		t.Errorf("long-running operation with the timeout restarted on progress: %v %+v", err, res)
+	}
+	_, err = c.CallTool(WithRequestTimeout(ctx, RequestTimeout{Timeout: 1500 * time.Millisecond}), "trigger-long-running-operation", long)
+	if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeTimeout {
+		t.Errorf("long-running operation without restarts: %v, want TIMEOUT", err)
 	}
 	resources, err := c.ListResources(ctx) // paginated by the server
 	if err != nil || len(resources) == 0 {

@@ -323,6 +323,8 @@ func SameServerConfig(a, b ServerConfig) bool {
 		maps.Equal(a.Headers, b.Headers) &&
 		sameOAuth(a.OAuth, b.OAuth) &&
 		a.Timeout == b.Timeout &&
+		a.ResetTimeoutOnProgress == b.ResetTimeoutOnProgress &&
+		a.MaxTotalTimeout == b.MaxTotalTimeout &&
 		slices.Equal(a.AllowedTools, b.AllowedTools) &&
 		slices.Equal(a.DisabledTools, b.DisabledTools)
 }

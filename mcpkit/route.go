@@ -130,8 +130,18 @@ type openRequest struct {
 	ctx    requestContext
 	cancel context.CancelCauseFunc
 	// deadline is when the client's timeout ends the request; zero when
-	// the caller's context has a deadline of its own, which then rules.
+	// the caller's context has a deadline of its own, which then rules,
+	// and, for a request that restarts its timeout on progress, the
+	// latest it can end (zero: no bound but the caller's).
 	deadline time.Time
+	// own is the timer of a request with a timeout policy (see
+	// timeoutPolicy), which ends it at due; nil for the others, which
+	// the table's timer ends. The fields below are guarded by the
+	// table's mu.
+	own    *time.Timer
+	policy timeoutPolicy
+	due    time.Time // when own ends the request unless progress moves it
+	start  time.Time
 
 	// Guarded by the client's routeTable.mu.
 	prev, next *openRequest // in the table's list of requests in flight
@@ -147,8 +157,79 @@ type openRequest struct {
 }
 
 // errRequestTimeout is the cancellation cause of a request the client's
-// timeout ended.
-var errRequestTimeout = fmt.Errorf("mcpkit: request timeout: %w", context.DeadlineExceeded)
+// timeout ended, and errMaxTotalTimeout of one that ran into its maximum
+// total time.
+var (
+	errRequestTimeout  = fmt.Errorf("mcpkit: request timeout: %w", context.DeadlineExceeded)
+	errMaxTotalTimeout = fmt.Errorf("mcpkit: maximum total timeout: %w", context.DeadlineExceeded)
+)
+
+// RequestTimeout is the timeout of the requests made with a context from
+// WithRequestTimeout. It replaces, for them, the client's timeout and its
+// ResetTimeoutOnProgress and MaxTotalTimeout settings, and it applies
+// even when the context has a deadline of its own (whichever ends first
+// ends the request). These are the TypeScript SDK's request options
+// timeout, resetTimeoutOnProgress and maxTotalTimeout.
+type RequestTimeout struct {
+	// Timeout bounds the request (0: the client's timeout). With
+	// ResetOnProgress it bounds the wait for the answer or the next
+	// progress notification.
+	Timeout time.Duration
+	// ResetOnProgress restarts Timeout whenever the server sends a
+	// progress notification for the request. The request then carries a
+	// progress token (CallTool, ReadResource and GetPrompt send one).
+	ResetOnProgress bool
+	// MaxTotal, if positive, bounds the request's whole run, however
+	// often progress restarted its timeout.
+	MaxTotal time.Duration
+}
+
+func (rt *RequestTimeout) check() error {
+	switch {
+	case rt.Timeout < 0:
+		return fmt.Errorf("negative Timeout %v", rt.Timeout)
+	case rt.MaxTotal < 0:
+		return fmt.Errorf("negative MaxTotal %v", rt.MaxTotal)
+	}
+	return nil
+}
+
+type requestTimeoutKey struct{}
+
+// WithRequestTimeout returns a context whose requests time out as rt
+// says (see RequestTimeout). A request made with a negative duration in
+// rt fails with CONFIG_ERROR before anything is sent.
+func WithRequestTimeout(ctx context.Context, rt RequestTimeout) context.Context {
+	return context.WithValue(ctx, requestTimeoutKey{}, &rt)
+}
+
+func requestTimeoutFrom(ctx context.Context) *RequestTimeout {
+	rt, _ := ctx.Value(requestTimeoutKey{}).(*RequestTimeout)
+	return rt
+}
+
+// timeoutPolicy is how a request with a timer of its own times out.
+type timeoutPolicy struct {
+	timeout  time.Duration // each period
+	reset    bool          // progress starts a new period
+	maxTotal time.Duration // bound on the whole run; 0: none
+}
+
+// timeoutPolicy returns the policy of a request made with ctx, and
+// whether it needs a timer of its own: when rt (the context's
+// RequestTimeout) is set, or when the client restarts timeouts on
+// progress or bounds their total and the caller's context has no
+// deadline (a caller's deadline otherwise rules alone, as it does for
+// the client's plain timeout).
+func (c *Client) timeoutPolicy(rt *RequestTimeout, hasDeadline bool) (timeoutPolicy, bool) {
+	switch {
+	case rt != nil:
+		return timeoutPolicy{timeout: firstPositive(rt.Timeout, c.timeout), reset: rt.ResetOnProgress, maxTotal: rt.MaxTotal}, true
+	case hasDeadline || !c.resetOnProgress && c.maxTotal <= 0:
+		return timeoutPolicy{}, false
+	}
+	return timeoutPolicy{timeout: c.timeout, reset: c.resetOnProgress, maxTotal: c.maxTotal}, true
+}
 
 // requestContext is the context a request runs in: the caller's, made
 // cancellable so that the request fails when its session ends, with the
@@ -167,18 +248,21 @@ type requestContext struct {
 }
 
 func (x *requestContext) Deadline() (time.Time, bool) {
-	if d := x.r.deadline; !d.IsZero() {
-		return d, true
+	d, ok := x.Context.Deadline()
+	if rd := x.r.deadline; !rd.IsZero() && (!ok || rd.Before(d)) {
+		return rd, true
 	}
-	return x.Context.Deadline()
+	return d, ok
 }
 
 // Err reports the client's timeout as context.DeadlineExceeded, as a
 // context.WithTimeout would.
 func (x *requestContext) Err() error {
 	err := x.Context.Err()
-	if err == context.Canceled && context.Cause(x.Context) == errRequestTimeout {
-		return context.DeadlineExceeded
+	if err == context.Canceled {
+		if cause := context.Cause(x.Context); cause == errRequestTimeout || cause == errMaxTotalTimeout {
+			return context.DeadlineExceeded
+		}
 	}
 	return err
 }
@@ -219,17 +303,20 @@ type routeTable struct {
 }
 
 // begin registers a request on session s made with the caller's ctx and
-// returns it; its ctx is the request's context. The request must be
-// ended with end.
-func (t *routeTable) begin(c *Client, s *session, ctx context.Context) *openRequest {
+// returns it; its ctx is the request's context. rt is the context's
+// RequestTimeout (nil if none). The request must be ended with end.
+func (t *routeTable) begin(c *Client, s *session, ctx context.Context, rt *RequestTimeout) *openRequest {
 	r := &openRequest{c: c, s: s, cs: s.cs, hooks: requestHooksFrom(ctx)}
 	inner, cancel := context.WithCancelCause(ctx)
 	r.ctx = requestContext{Context: inner, r: r}
 	r.cancel = cancel
 	_, hasDeadline := ctx.Deadline()
+	policy, own := c.timeoutPolicy(rt, hasDeadline)
 
 	t.mu.Lock()
-	if !hasDeadline {
+	if own {
+		r.startOwnTimerLocked(policy)
+	} else if !hasDeadline {
 		// Under the lock, so that the deadlines grow along the list.
 		r.deadline = time.Now().Add(c.timeout)
 		if !t.armed {
@@ -271,6 +358,9 @@ func (t *routeTable) end(r *openRequest) {
 		t.tail = r.prev
 	}
 	r.prev, r.next, r.live = nil, nil, false
+	if r.own != nil {
+		r.own.Stop()
+	}
 	if r.token != "" {
 		delete(t.tokens, r.token)
 	}
@@ -302,8 +392,8 @@ func (c *Client) expireRequests() {
 	t.mu.Lock()
 	t.armed = false
 	for r := t.head; r != nil; r = r.next {
-		if r.deadline.IsZero() {
-			continue // the caller's deadline
+		if r.own != nil || r.deadline.IsZero() {
+			continue // its own timer, or the caller's deadline
 		}
 		if r.deadline.After(now) {
 			t.armed = true
@@ -315,6 +405,74 @@ func (c *Client) expireRequests() {
 	t.mu.Unlock()
 	for _, r := range due {
 		r.cancel(errRequestTimeout)
+	}
+}
+
+// startOwnTimerLocked starts the timer of a request with a timeout
+// policy. The table's mu is held.
+func (r *openRequest) startOwnTimerLocked(p timeoutPolicy) {
+	r.policy = p
+	r.start = time.Now()
+	r.due = r.start.Add(p.timeout)
+	hardEnd := time.Time{}
+	if p.maxTotal > 0 {
+		hardEnd = r.start.Add(p.maxTotal)
+		if hardEnd.Before(r.due) {
+			r.due = hardEnd
+		}
+	}
+	if p.reset {
+		r.deadline = hardEnd // the latest it can end
+	} else {
+		r.deadline = r.due
+	}
+	r.own = time.AfterFunc(r.due.Sub(r.start), r.expire)
+}
+
+// expire is a request's own timer: it ends the request if its time is
+// up, or sets the timer again if progress moved the end meanwhile.
+func (r *openRequest) expire() {
+	t := &r.c.routes
+	now := time.Now()
+	t.mu.Lock()
+	if !r.live {
+		t.mu.Unlock()
+		return
+	}
+	if now.Before(r.due) {
+		r.own.Reset(r.due.Sub(now))
+		t.mu.Unlock()
+		return
+	}
+	cause := errRequestTimeout
+	if p := r.policy; p.maxTotal > 0 && !now.Before(r.start.Add(p.maxTotal)) {
+		cause = errMaxTotalTimeout
+	}
+	t.mu.Unlock()
+	r.cancel(cause)
+}
+
+// progressed restarts the timeout of r, if its policy says so, on a
+// progress notification for it (one that carries its token).
+func (t *routeTable) progressed(r *openRequest, p *mcp.ProgressNotificationParams) {
+	tok, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r.own == nil || !r.policy.reset || !r.live || tok == "" || tok != r.token {
+		return
+	}
+	due := now.Add(r.policy.timeout)
+	if p := r.policy; p.maxTotal > 0 {
+		if hardEnd := r.start.Add(p.maxTotal); hardEnd.Before(due) {
+			due = hardEnd
+		}
+	}
+	if due.After(r.due) {
+		r.due = due // the timer, when it fires, sets itself for the new end
 	}
 }
 
@@ -353,6 +511,14 @@ func (t *routeTable) setToken(r *openRequest, tok string) {
 	t.tokens[tok] = r
 	r.token = tok
 	t.mu.Unlock()
+}
+
+// resetsOnProgress reports whether progress restarts r's timeout (r
+// then needs a progress token even when nobody listens for progress).
+func (t *routeTable) resetsOnProgress(r *openRequest) bool {
+	// (own and policy are set in begin, before the request runs, and
+	// never change.)
+	return r != nil && r.own != nil && r.policy.reset
 }
 
 func (t *routeTable) byToken(tok any) *openRequest {
@@ -419,7 +585,7 @@ func (t *routeTable) sole(cs *mcp.ClientSession) *openRequest {
 // someone listens for its progress, else "".
 func (c *Client) progressToken(ctx context.Context) string {
 	r := c.inflightFrom(ctx)
-	if c.opts.OnProgress == nil && (r == nil || r.hooks == nil || r.hooks.OnProgress == nil) {
+	if c.opts.OnProgress == nil && (r == nil || r.hooks == nil || r.hooks.OnProgress == nil) && !c.routes.resetsOnProgress(r) {
 		return ""
 	}
 	tok := c.cfg.Name + "-" + strconv.FormatInt(c.progressSeq.Add(1), 10)
@@ -467,6 +633,11 @@ func (c *Client) routeIncoming(next mcp.MethodHandler) mcp.MethodHandler {
 			r = c.routes.sole(cs)
 		}
 		if r != nil {
+			if method == methodProgress {
+				if p, ok := req.GetParams().(*mcp.ProgressNotificationParams); ok && p != nil {
+					c.routes.progressed(r, p)
+				}
+			}
 			ctx = context.WithValue(ctx, inflightKey{}, r)
 			if h := r.hooks; method == methodElicit && h != nil && h.OnElicit != nil {
 				// Straight to the hook: the go-sdk's check of the schema

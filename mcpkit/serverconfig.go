@@ -44,8 +44,20 @@ type ServerConfig struct {
 	OAuth *oauth.Config
 
 	// Timeout bounds each request to this server (0: the client's
-	// default, 60 s). A context deadline on a call overrides it.
+	// default, 60 s). A context deadline on a call overrides it (and
+	// the two settings below), unless the call's context also has a
+	// RequestTimeout (WithRequestTimeout), which replaces all three.
 	Timeout time.Duration
+	// ResetTimeoutOnProgress restarts a request's Timeout whenever the
+	// server sends a progress notification for it, so that a long
+	// operation that reports progress is not cut off; the request then
+	// carries a progress token. (ClientOptions.ResetTimeoutOnProgress
+	// turns it on for every server.)
+	ResetTimeoutOnProgress bool
+	// MaxTotalTimeout, if positive, bounds a request's whole run however
+	// often progress restarted its timeout (0: ClientOptions'
+	// MaxTotalTimeout; if that is 0 too, no bound).
+	MaxTotalTimeout time.Duration
 
 	// AllowedTools and DisabledTools filter the server's tools by their
 	// own names: exact names, or patterns where "*" stands for any run of

@@ -389,6 +389,54 @@ func (s *session) close(cause error) {
 	}
 }
 
+// connectAbortGrace bounds how long a failed connect waits for its stdio
+// child to exit after SIGTERM before it sends SIGKILL (and for the
+// go-sdk session's close), so that Connect returns soon after its
+// deadline. ShutdownGrace caps it.
+const connectAbortGrace = 250 * time.Millisecond
+
+// abort ends a session whose connect failed: pending requests fail with
+// cause, a stdio child gets stdin closed and SIGTERM at once and SIGKILL
+// after the abort grace (it never finished the handshake, so the grace
+// Close gives a server to wind down is not owed), and the go-sdk
+// session's close is waited for no longer than that grace. Bounded by
+// about the abort grace plus a second; the child is gone when it returns
+// unless the kernel cannot reap it within that second.
+func (s *session) abort(cause error) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.closing = true
+	s.mu.Unlock()
+	close(s.ended)
+	s.failCalls(cause)
+	grace := min(s.c.grace, connectAbortGrace)
+	var wg sync.WaitGroup
+	if s.cs != nil {
+		cs := s.cs
+		wg.Go(func() {
+			done := make(chan struct{})
+			go func() {
+				cs.Close() // for HTTP, sends DELETE; ends when s.cancel cancels it
+				close(done)
+			}()
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			select {
+			case <-done:
+			case <-t.C:
+			}
+		})
+	}
+	if s.proc != nil {
+		wg.Go(func() { s.proc.abort(grace) })
+	}
+	wg.Wait()
+	s.cancel()
+}
+
 // sessionFaulted moves the client to faulted when s was its live session,
 // and starts a reconnect round if there is a policy.
 func (c *Client) sessionFaulted(s *session, fault *Error) {

@@ -222,27 +222,61 @@ func (p *process) hasExited() bool {
 func (p *process) shutdown(grace time.Duration) {
 	p.shutdownOnce.Do(func() {
 		p.stdin.Close()
-		waitFor := func(d time.Duration) bool {
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-p.exited:
-				return true
-			case <-t.C:
-				return false
-			}
-		}
-		if !waitFor(grace) {
+		if !p.waitExit(grace) {
 			terminateGroup(p.cmd.Process)
-			if !waitFor(grace) {
+			if !p.waitExit(grace) {
 				killGroup(p.cmd.Process)
-				waitFor(time.Second)
+				p.waitExit(time.Second)
 			}
 		}
-		// The leader is gone (or unkillable); take its group with it.
-		killGroup(p.cmd.Process)
-		p.stdout.Close()
+		p.finishShutdown()
 	})
+}
+
+// abort stops a child that failed its start-up (it never finished the
+// handshake, so it has no session to wind down): close stdin and SIGTERM
+// the group at once, SIGKILL after grace. Like shutdown it takes the
+// whole group and closes stdout; it is bounded by about grace plus a
+// second, and the first of shutdown and abort to run is the one that
+// counts.
+func (p *process) abort(grace time.Duration) {
+	p.shutdownOnce.Do(func() {
+		p.stdin.Close()
+		if !p.hasExited() {
+			terminateGroup(p.cmd.Process)
+		}
+		if !p.waitExit(grace) {
+			killGroup(p.cmd.Process)
+			p.waitExit(time.Second)
+		}
+		p.finishShutdown()
+	})
+}
+
+// waitExit waits up to d for the child to be reaped and reports whether
+// it was (at once, even for d ≤ 0, if it already was).
+func (p *process) waitExit(d time.Duration) bool {
+	if p.hasExited() {
+		return true
+	}
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// finishShutdown kills what is left of the group once the leader is gone
+// (or unkillable) and closes the parent's end of stdout.
+func (p *process) finishShutdown() {
+	killGroup(p.cmd.Process)
+	p.stdout.Close()
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -14,9 +14,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,6 +45,8 @@ const (
 	fxSlowStart    = "slowstart"    // normal, after 200 ms of start-up work (a server that loads something first)
 	fxForward      = "forward"      // talks back in the course of calls (gateway_forward_test.go)
 	fxStructured   = "structured"   // a tool with title, annotations, output schema and structured results (bridge_follow_test.go)
+	fxDeafStart    = "deafstart"    // never answers the handshake, and ignores both the end of stdin and SIGTERM
+	fxLong         = "long"         // normal, plus the long tool (addLongTool)
 )
 
 func TestMain(m *testing.M) {
@@ -66,6 +70,13 @@ func runFixture(kind string) int {
 	case fxHangStart:
 		io.Copy(io.Discard, os.Stdin)
 		return 0
+	case fxDeafStart:
+		signal.Ignore(syscall.SIGTERM)
+		// Neither reads stdin nor exits: only SIGKILL ends it. (A sleep
+		// rather than an empty select, which the runtime would call a
+		// deadlock.)
+		time.Sleep(time.Hour)
+		return 0
 	case fxGarbageStart:
 		os.Stdout.WriteString("this is not JSON-RPC\n")
 		io.Copy(io.Discard, os.Stdin)
@@ -84,6 +95,13 @@ func runFixture(kind string) int {
 		return 0
 	case fxStructured:
 		if err := newStructuredServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+		}
+		return 0
+	case fxLong:
+		srv := newFixtureServer(false)
+		addLongTool(srv)
+		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture:", err)
 		}
 		return 0
@@ -296,6 +314,38 @@ func newFixtureServer(badCursor bool) *mcp.Server {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + req.Params.Arguments["name"]}}}}, nil
 	})
 	return srv
+}
+
+// addLongTool adds the tool "long": an operation that takes ms
+// milliseconds and reports progress every everyMs (to a call with a
+// progress token), then answers "done"; a cancelled call ends at once.
+func addLongTool(srv *mcp.Server) {
+	type longIn struct {
+		Ms      int `json:"ms"`
+		EveryMs int `json:"everyMs"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "long"}, func(ctx context.Context, req *mcp.CallToolRequest, in longIn) (*mcp.CallToolResult, any, error) {
+		if in.Ms <= 0 || in.EveryMs <= 0 {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "long: ms and everyMs must be positive"}
+		}
+		tok := req.Params.GetProgressToken()
+		end := time.NewTimer(time.Duration(in.Ms) * time.Millisecond)
+		defer end.Stop()
+		tick := time.NewTicker(time.Duration(in.EveryMs) * time.Millisecond)
+		defer tick.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-end.C:
+				return fxText("done"), nil, nil
+			case <-tick.C:
+				if tok != nil {
+					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n), Message: fmt.Sprintf("step %d", n)})
+				}
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		}
+	})
 }
 
 // fixtureTools is the number of tools of the fixture server.
