@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +53,30 @@ func BenchmarkTools500(b *testing.B) {
 				if _, _, err := Tools(reg, bc.format, bc.opts); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkConvert10KB converts a 10 KB text result to each provider's
+// shape (the goal is under 50 µs an operation).
+func BenchmarkConvert10KB(b *testing.B) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("0123456789abcdef", 640)}}}
+	c := &Caller{}
+	call := ToolCall{ID: "call_1", Name: "tool"}
+	for _, bc := range []struct {
+		name string
+		to   func(r *Result) any
+	}{
+		{"openai", func(r *Result) any { return r.OpenAIMessage() }},
+		{"openai-responses", func(r *Result) any { return r.OpenAIResponsesItem() }},
+		{"anthropic", func(r *Result) any { return r.AnthropicBlock() }},
+		{"gemini", func(r *Result) any { return r.GeminiPart() }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bc.to(c.Convert(call, res))
 			}
 		})
 	}
