@@ -34,4 +34,20 @@
 //
 // What was changed or lost is returned as Notes, one per change with the
 // tool and the JSON pointer, for the host to log.
+//
+// # Calls and results
+//
+// Caller.Call runs a model's ToolCall through Registry.Call — a local
+// tool, or a server's tool through the client that serves it — and returns
+// a Result, never a Go error: arguments that are not JSON or do not match
+// the schema, an unknown tool, the tool's isError, a timeout and a server
+// that is not connected all come back as a Result with IsError and a text
+// the model can read. The Result becomes an OpenAI tool message
+// (OpenAIMessage), a Responses function_call_output (OpenAIResponsesItem),
+// an Anthropic tool_result block with text and image blocks
+// (AnthropicBlock) or a Gemini functionResponse part (GeminiPart). Text
+// and images share a byte budget (Caller.MaxBytes); what does not fit is
+// cut with a "[truncated: …]" marker. Resource links, embedded resources
+// and audio become text; structuredContent becomes JSON text when the
+// tool sent no text, and Gemini also gets it as an object.
 package llm

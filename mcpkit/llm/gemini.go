@@ -60,6 +60,9 @@ func geminiSchema(s map[string]any) *GeminiSchema {
 	if e, ok := s["enum"].([]any); ok {
 		g.Enum = stringList(e)
 	}
+	if r := stringList(s["required"]); len(r) > 0 {
+		g.Required = r
+	}
 	if it, ok := s["items"].(map[string]any); ok {
 		g.Items = geminiSchema(it)
 	}
@@ -75,10 +78,6 @@ func geminiSchema(s map[string]any) *GeminiSchema {
 		}
 		slices.Sort(g.PropertyOrdering)
 	}
-	g.Required = stringList(s["required"])
-	if len(g.Required) == 0 {
-		g.Required = nil
-	}
 	if list, ok := s["anyOf"].([]any); ok {
 		for _, b := range list {
 			if bm, ok := b.(map[string]any); ok {
@@ -90,7 +89,7 @@ func geminiSchema(s map[string]any) *GeminiSchema {
 	g.MinProperties, g.MaxProperties = intField(s, "minProperties"), intField(s, "maxProperties")
 	g.MinLength, g.MaxLength = intField(s, "minLength"), intField(s, "maxLength")
 	g.Minimum, g.Maximum = floatField(s, "minimum"), floatField(s, "maximum")
-	g.Default, g.Example = s["default"], s["example"]
+	g.Default, g.Example = cloneValue(s["default"]), cloneValue(s["example"])
 	return g
 }
 

@@ -65,7 +65,7 @@ func (o *Options) orZero() Options {
 // before a format's normalization.
 type prepared struct {
 	name, description string
-	schema            map[string]any
+	entry             *cacheEntry
 }
 
 // prepare reads the registry's tools, sorted by name. Decoding a schema
@@ -81,7 +81,7 @@ func prepare(reg *mcpkit.Registry, opts Options, notes *[]Note) []prepared {
 				p.description = "[" + ref.Server + "] " + p.description
 			}
 		}
-		p.schema = decoded(t.Name, t.InputSchema, notes)
+		p.entry = decoded(t.Name, t.InputSchema, notes)
 		out = append(out, p)
 	}
 	return out
@@ -100,7 +100,8 @@ func OpenAITools(reg *mcpkit.Registry, opts *Options) ([]openai.ChatCompletionTo
 	tools := prepare(reg, o, &notes)
 	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
 	for _, t := range tools {
-		schema, ns := normalize(t.name, t.schema, prof)
+		schema, ns := t.normalized(prof)
+		schema = cloneValue(schema).(map[string]any)
 		notes = append(notes, ns...)
 		def := shared.FunctionDefinitionParam{Name: t.name, Parameters: shared.FunctionParameters(schema)}
 		if t.description != "" {
@@ -127,7 +128,8 @@ func OpenAIResponsesTools(reg *mcpkit.Registry, opts *Options) ([]responses.Tool
 	tools := prepare(reg, o, &notes)
 	out := make([]responses.ToolUnionParam, 0, len(tools))
 	for _, t := range tools {
-		schema, ns := normalize(t.name, t.schema, prof)
+		schema, ns := t.normalized(prof)
+		schema = cloneValue(schema).(map[string]any)
 		notes = append(notes, ns...)
 		u := responses.ToolParamOfFunction(t.name, schema, o.Strict)
 		if t.description != "" {
@@ -147,7 +149,8 @@ func AnthropicTools(reg *mcpkit.Registry, opts *Options) ([]anthropic.ToolUnionP
 	tools := prepare(reg, o, &notes)
 	out := make([]anthropic.ToolUnionParam, 0, len(tools))
 	for _, t := range tools {
-		schema, ns := normalize(t.name, t.schema, profileFull)
+		schema, ns := t.normalized(profileFull)
+		schema = cloneValue(schema).(map[string]any)
 		notes = append(notes, ns...)
 		in := anthropic.ToolInputSchemaParam{}
 		for k, v := range schema {
@@ -181,7 +184,7 @@ func GeminiTools(reg *mcpkit.Registry, opts *Options) (GeminiTool, []Note) {
 	tools := prepare(reg, o, &notes)
 	out := GeminiTool{FunctionDeclarations: make([]GeminiFunctionDeclaration, 0, len(tools))}
 	for _, t := range tools {
-		schema, ns := normalize(t.name, t.schema, profileGemini)
+		schema, ns := t.normalized(profileGemini) // geminiSchema copies it
 		notes = append(notes, ns...)
 		d := GeminiFunctionDeclaration{Name: t.name, Description: t.description}
 		// Gemini refuses an OBJECT without properties: a tool without
@@ -216,39 +219,50 @@ func Tools(reg *mcpkit.Registry, f Format, opts *Options) (any, []Note, error) {
 	return nil, nil, err
 }
 
-// The decoded form of each schema is kept while the schema lives: a
-// Registry's schemas do not change once added (mcpkit.Tool), and
-// marshaling a *jsonschema.Schema costs more than all the rest of a
-// conversion. Normalization never modifies a decoded schema.
+// The decoded and normalized forms of each schema are kept while the
+// schema lives: a Registry's schemas do not change once added
+// (mcpkit.Tool), and marshaling a *jsonschema.Schema costs more than all
+// the rest of a conversion. Callers get a copy of a normalized schema.
 var (
 	cacheMu sync.Mutex
-	cache   = map[weak.Pointer[jsonschema.Schema]]cached{}
+	cache   = map[weak.Pointer[jsonschema.Schema]]*cacheEntry{}
 )
 
-type cached struct {
+// cacheEntry is one schema's decoded JSON (read-only) and its normalized
+// forms; notes carry no tool name.
+type cacheEntry struct {
 	schema map[string]any
-	notes  []Note // without the tool name
+	notes  []Note
+	norm   map[*profile]normalizedSchema // guarded by cacheMu
 }
 
-// decoded returns the schema as decoded JSON (read-only), an empty schema
-// for nil.
-func decoded(tool string, s *jsonschema.Schema, notes *[]Note) map[string]any {
+type normalizedSchema struct {
+	schema map[string]any
+	notes  []Note
+}
+
+// decoded returns the cache entry of s (an empty schema for nil).
+func decoded(tool string, s *jsonschema.Schema, notes *[]Note) *cacheEntry {
 	if s == nil {
-		return map[string]any{}
+		return &cacheEntry{schema: map[string]any{}}
 	}
 	key := weak.Make(s)
 	cacheMu.Lock()
 	c, ok := cache[key]
 	cacheMu.Unlock()
 	if !ok {
+		c = &cacheEntry{}
 		raw, err := json.Marshal(s)
 		if err != nil {
-			c = cached{schema: map[string]any{}, notes: []Note{{Message: "input schema does not marshal; replaced by an empty object schema: " + err.Error()}}}
+			c.schema = map[string]any{}
+			c.notes = []Note{{Message: "input schema does not marshal; replaced by an empty object schema: " + err.Error()}}
 		} else {
 			c.schema = schemaMap(raw, "", &c.notes)
 		}
 		cacheMu.Lock()
-		if _, raced := cache[key]; !raced {
+		if old, raced := cache[key]; raced {
+			c = old
+		} else {
 			cache[key] = c
 			runtime.AddCleanup(s, func(k weak.Pointer[jsonschema.Schema]) {
 				cacheMu.Lock()
@@ -262,5 +276,29 @@ func decoded(tool string, s *jsonschema.Schema, notes *[]Note) map[string]any {
 		n.Tool = tool
 		*notes = append(*notes, n)
 	}
-	return c.schema
+	return c
+}
+
+// normalized returns the tool's schema normalized for prof (shared:
+// callers copy it before handing it out) and the notes, named for the
+// tool.
+func (p prepared) normalized(prof *profile) (map[string]any, []Note) {
+	cacheMu.Lock()
+	ns, ok := p.entry.norm[prof]
+	cacheMu.Unlock()
+	if !ok {
+		ns.schema, ns.notes = normalize("", p.entry.schema, prof)
+		cacheMu.Lock()
+		if p.entry.norm == nil {
+			p.entry.norm = map[*profile]normalizedSchema{}
+		}
+		p.entry.norm[prof] = ns
+		cacheMu.Unlock()
+	}
+	notes := make([]Note, len(ns.notes))
+	for i, n := range ns.notes {
+		n.Tool = p.name
+		notes[i] = n
+	}
+	return ns.schema, notes
 }

@@ -349,6 +349,18 @@ func TestEverythingTools(t *testing.T) {
 	reg, _ := everything(t)
 	checkFormats(t, reg)
 	t.Logf("everything: %d tools", reg.Len())
+
+	// Its image tool's result keeps the image for Anthropic.
+	name := mcpkit.QualifiedName("everything", "get-tiny-image", mcpkit.Qualifier)
+	if _, ok := reg.Get(name); !ok {
+		t.Fatalf("no %s", name)
+	}
+	r := (&Caller{Registry: reg}).Call(context.Background(), ToolCall{ID: "img", Name: name})
+	b, _ := json.Marshal(r.AnthropicBlock())
+	if r.IsError || !strings.Contains(string(b), `"type":"image"`) {
+		t.Errorf("get-tiny-image: %+v", r)
+	}
+	checkShapes(t, r)
 }
 
 // TestSchemaCases converts schemas that each format must change, through a
@@ -495,5 +507,37 @@ func TestParseFormat(t *testing.T) {
 		if _, _, err := Tools(mcpkit.NewRegistry(), Format(bad), nil); err == nil {
 			t.Errorf("Tools(%q) did not fail", bad)
 		}
+	}
+}
+
+// TestConversionsIndependent changes one conversion's output and checks
+// that the next conversion (from the cache) is unchanged, notes included.
+func TestConversionsIndependent(t *testing.T) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"a":{"type":"string","enum":["x","y"],"default":"x"}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	reg := mcpkit.NewRegistry()
+	if err := reg.Add(mcpkit.Tool{Name: "t", InputSchema: &s, Execute: func(context.Context, json.RawMessage) (*mcp.CallToolResult, error) { return nil, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []*Options{nil, {Strict: true}} {
+		first, n1 := OpenAITools(reg, opts)
+		want, _ := json.Marshal(first)
+		a := first[0].OfFunction.Function.Parameters["properties"].(map[string]any)["a"].(map[string]any)
+		a["enum"].([]any)[0] = "changed"
+		a["type"] = "number"
+		second, n2 := OpenAITools(reg, opts)
+		got, _ := json.Marshal(second)
+		if string(got) != string(want) || len(n1) != len(n2) {
+			t.Errorf("second conversion changed:\n%s\n%s\n%v\n%v", want, got, n1, n2)
+		}
+	}
+	g1, _ := GeminiTools(reg, nil)
+	want, _ := json.Marshal(g1)
+	g1.FunctionDeclarations[0].Parameters.Properties["a"].Enum[0] = "changed"
+	g2, _ := GeminiTools(reg, nil)
+	if got, _ := json.Marshal(g2); string(got) != string(want) {
+		t.Errorf("gemini changed: %s", got)
 	}
 }
