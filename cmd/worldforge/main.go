@@ -16,7 +16,7 @@
 //	worldforge mcp tools --url URL [--api-key K | --jwt T]
 //	worldforge mcp call --url URL [--api-key K | --jwt T] TOOL [JSON | @FILE | -]
 //	worldforge mcp servers [--config F]
-//	worldforge mcp tools [--config F] [SERVER]
+//	worldforge mcp tools [--config F] [--format openai|openai-responses|anthropic|gemini] [SERVER]
 //	worldforge mcp call [--config F] SERVER TOOL [JSON | @FILE | -]
 //	worldforge mcp gateway [--config F] [--http ADDR] [--separator _ | --no-prefix]
 //

@@ -17,6 +17,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/client"
 	"github.com/worldforge-go/worldforge/mcpkit"
+	"github.com/worldforge-go/worldforge/mcpkit/llm"
 )
 
 // The MCP client commands, on the Go SDK (package client):
@@ -82,6 +83,7 @@ func (e *env) mcp(ctx context.Context, args []string, stdin io.Reader) error {
 type mcpFlags struct {
 	url, apiKey, jwt, protocol, config string
 	timeout                            time.Duration
+	format                             string // mcp tools --format
 }
 
 func newMCPFlags(name string) (*flag.FlagSet, *mcpFlags) {
@@ -200,11 +202,20 @@ func mcpConnect(ctx context.Context, name string, f *mcpFlags, opts client.Optio
 func (e *env) mcpTools(ctx context.Context, args []string) error {
 	const name = "mcp tools"
 	fs, f := newMCPFlags(name)
+	fs.StringVar(&f.format, "format", "", "without --url: print the tools as JSON for a model API: openai, openai-responses, anthropic or gemini")
 	if err := e.parseFlagsFirst(fs, args); err != nil {
 		return err
 	}
+	if f.format != "" {
+		if _, err := llm.ParseFormat(f.format); err != nil {
+			return cli.UsageErrorf("%s: --format: %v", name, err)
+		}
+	}
 	if e.useConfig(f) {
 		return e.mcpFleetTools(ctx, name, f, fs.Args())
+	}
+	if f.format != "" {
+		return cli.UsageErrorf("%s: --format takes the configured servers, not --url", name)
 	}
 	opts, err := e.mcpOptions(name, f)
 	if err != nil {

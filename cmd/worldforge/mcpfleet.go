@@ -21,6 +21,7 @@ import (
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/client"
 	"github.com/worldforge-go/worldforge/mcpkit"
+	"github.com/worldforge-go/worldforge/mcpkit/llm"
 )
 
 // The config-file forms of the mcp commands, on the toolkit (package
@@ -28,6 +29,7 @@ import (
 //
 //	mcp servers [--config F]                       the configured servers: phase, tools, hidden tools, error
 //	mcp tools   [--config F] [SERVER]              their tools
+//	mcp tools   [--config F] --format FMT [SERVER] their tools as a model API takes them (JSON)
 //	mcp call    [--config F] SERVER TOOL [JSON]    call one
 //	mcp gateway [--config F] [--http ADDR] [--no-prefix]   every server's tools as one MCP server
 //
@@ -200,8 +202,32 @@ func (e *env) mcpFleetTools(ctx context.Context, name string, f *mcpFlags, pos [
 			failures = append(failures, fmt.Sprintf("%s: %s", c.Name(), oneLine(err.Error())))
 			continue
 		}
+		if f.format != "" {
+			continue
+		}
 		for _, t := range c.Tools() {
 			fmt.Fprintf(&out, "%s\t%s\t%s\n", c.Name(), t.Name, firstSentence(t.Description))
+		}
+	}
+	if f.format != "" {
+		// The tools under the names a host would register them by
+		// (server_tool), converted as a host would send them.
+		bridge, err := mcpkit.Mount(ctx, fleet, &mcpkit.BridgeOptions{Logger: e.quietLogger()})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		tools, notes, err := llm.Tools(bridge.Registry(), llm.Format(f.format), &llm.Options{ServerTag: true})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		data, err := json.MarshalIndent(tools, "", "  ")
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		out.Write(data)
+		out.WriteByte('\n')
+		for _, n := range notes {
+			fmt.Fprintf(e.Stderr, "note: %s\n", n)
 		}
 	}
 	if _, err := e.Stdout.Write(out.Bytes()); err != nil {

@@ -47,6 +47,31 @@ func TestMCPConfigCommands(t *testing.T) {
 		t.Errorf("mcp tools wf: %d lines\n%s", n, out)
 	}
 
+	// --format: the tools as each model API takes them, parsed back.
+	for _, format := range []string{"openai", "openai-responses", "anthropic", "gemini"} {
+		r := runMain(t, env, "mcp", "tools", "--config", cfg, "--format", format, "wf")
+		var tools []map[string]any
+		if r.err != nil || json.Unmarshal([]byte(r.stdout), &tools) != nil {
+			t.Fatalf("--format %s: %v\n%s", format, r.err, r.stdout)
+		}
+		n := len(tools)
+		if format == "gemini" {
+			decls, _ := tools[0]["functionDeclarations"].([]any)
+			n = len(decls)
+		}
+		if n != 31 || !strings.Contains(r.stdout, `"wf_read_world"`) || !strings.Contains(r.stdout, "[wf] ") {
+			t.Errorf("--format %s: %d tools\n%s", format, n, r.stdout)
+		}
+	}
+	for _, bad := range [][]string{
+		{"mcp", "tools", "--config", cfg, "--format", "claude", "wf"},
+		{"mcp", "tools", "--url", ts.MCPURL(), "--api-key", key, "--format", "openai"},
+	} {
+		if r := runMain(t, env, bad...); exitCode(r.err) != 2 || r.stdout != "" {
+			t.Errorf("%q: exit %d, %v, stdout %q", bad, exitCode(r.err), r.err, r.stdout)
+		}
+	}
+
 	out = MustRunMain(t, env, "mcp", "call", "--config", cfg, "wf", "read_world", `{"id":"`+ts.World.ID+`"}`)
 	var w wf.World
 	if err := json.Unmarshal([]byte(out), &w); err != nil || w.ID != ts.World.ID {

@@ -1,0 +1,304 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/worldforge-go/worldforge/mcpkit"
+)
+
+// Format names a model API's tool format.
+type Format string
+
+// The formats.
+const (
+	FormatOpenAI          Format = "openai"           // Chat Completions function tools
+	FormatOpenAIResponses Format = "openai-responses" // Responses API function tools
+	FormatAnthropic       Format = "anthropic"        // Messages API tools (input_schema)
+	FormatGemini          Format = "gemini"           // Gemini function declarations
+)
+
+// Formats lists every format.
+var Formats = []Format{FormatOpenAI, FormatOpenAIResponses, FormatAnthropic, FormatGemini}
+
+// ParseFormat returns the Format named s, or an error naming the formats.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("llm: unknown format %q (want openai, openai-responses, anthropic or gemini)", s)
+}
+
+// Options adjust a conversion. The zero value (or nil) is the default.
+type Options struct {
+	// Strict turns on OpenAI strict mode (Structured Outputs) for the
+	// OpenAI formats: every property required, optional ones nullable,
+	// additionalProperties false everywhere, keywords strict mode does not
+	// take removed. Ignored by the other formats.
+	Strict bool
+	// ServerTag puts "[server] " in front of the description of each tool
+	// that a server serves (mcpkit.Registry.Remote), so that the model
+	// knows where a tool comes from.
+	ServerTag bool
+}
+
+func (o *Options) orZero() Options {
+	if o == nil {
+		return Options{}
+	}
+	return *o
+}
+
+// prepared is one tool's name, description and schema (decoded JSON)
+// before a format's normalization.
+type prepared struct {
+	name, description string
+	entry             *cacheEntry
+}
+
+// prepare reads the registry's tools, sorted by name. Decoding a schema
+// never fails a tool: what cannot be read becomes an empty object schema,
+// with a note.
+func prepare(reg *mcpkit.Registry, opts Options, notes *[]Note) []prepared {
+	tools := reg.List()
+	out := make([]prepared, 0, len(tools))
+	for _, t := range tools {
+		p := prepared{name: t.Name, description: t.Description}
+		if opts.ServerTag {
+			if ref, ok := reg.Remote(t.Name); ok {
+				p.description = "[" + ref.Server + "] " + p.description
+			}
+		}
+		p.entry = decoded(t.Name, t.InputSchema, notes)
+		out = append(out, p)
+	}
+	return out
+}
+
+// OpenAITools converts the registry's tools, sorted by name, to Chat
+// Completions function tools. Every tool is converted; notes list what the
+// conversion changed or lost.
+func OpenAITools(reg *mcpkit.Registry, opts *Options) ([]openai.ChatCompletionToolUnionParam, []Note) {
+	o := opts.orZero()
+	var notes []Note
+	prof := profileFull
+	if o.Strict {
+		prof = profileStrict
+	}
+	tools := prepare(reg, o, &notes)
+	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
+	for _, t := range tools {
+		schema, ns := t.normalized(prof)
+		schema = cloneValue(schema).(map[string]any)
+		notes = append(notes, ns...)
+		def := shared.FunctionDefinitionParam{Name: t.name, Parameters: shared.FunctionParameters(schema)}
+		if t.description != "" {
+			def.Description = openai.String(t.description)
+		}
+		if o.Strict {
+			def.Strict = openai.Bool(true)
+		}
+		out = append(out, openai.ChatCompletionFunctionTool(def))
+	}
+	return out, notes
+}
+
+// OpenAIResponsesTools converts the registry's tools, sorted by name, to
+// Responses API function tools (strict is always sent: the API requires
+// it).
+func OpenAIResponsesTools(reg *mcpkit.Registry, opts *Options) ([]responses.ToolUnionParam, []Note) {
+	o := opts.orZero()
+	var notes []Note
+	prof := profileFull
+	if o.Strict {
+		prof = profileStrict
+	}
+	tools := prepare(reg, o, &notes)
+	out := make([]responses.ToolUnionParam, 0, len(tools))
+	for _, t := range tools {
+		schema, ns := t.normalized(prof)
+		schema = cloneValue(schema).(map[string]any)
+		notes = append(notes, ns...)
+		u := responses.ToolParamOfFunction(t.name, schema, o.Strict)
+		if t.description != "" {
+			u.OfFunction.Description = openai.String(t.description)
+		}
+		out = append(out, u)
+	}
+	return out, notes
+}
+
+// AnthropicTools converts the registry's tools, sorted by name, to
+// Messages API tools: the schema's properties and required go to
+// input_schema's own fields, every other keyword to its extra fields.
+func AnthropicTools(reg *mcpkit.Registry, opts *Options) ([]anthropic.ToolUnionParam, []Note) {
+	o := opts.orZero()
+	var notes []Note
+	tools := prepare(reg, o, &notes)
+	out := make([]anthropic.ToolUnionParam, 0, len(tools))
+	for _, t := range tools {
+		schema, ns := t.normalized(profileFull)
+		schema = cloneValue(schema).(map[string]any)
+		notes = append(notes, ns...)
+		in := anthropic.ToolInputSchemaParam{}
+		for k, v := range schema {
+			switch k {
+			case "type": // always "object" (flattenRoot)
+			case "properties":
+				in.Properties = v
+			case "required":
+				in.Required = stringList(v)
+			default:
+				if in.ExtraFields == nil {
+					in.ExtraFields = map[string]any{}
+				}
+				in.ExtraFields[k] = v
+			}
+		}
+		u := anthropic.ToolUnionParamOfTool(in, t.name)
+		if t.description != "" {
+			u.OfTool.Description = anthropic.String(t.description)
+		}
+		out = append(out, u)
+	}
+	return out, notes
+}
+
+// GeminiTools converts the registry's tools, sorted by name, to one Gemini
+// tool holding a function declaration for each.
+func GeminiTools(reg *mcpkit.Registry, opts *Options) (GeminiTool, []Note) {
+	o := opts.orZero()
+	var notes []Note
+	tools := prepare(reg, o, &notes)
+	out := GeminiTool{FunctionDeclarations: make([]GeminiFunctionDeclaration, 0, len(tools))}
+	for _, t := range tools {
+		schema, ns := t.normalized(profileGemini) // geminiSchema copies it
+		notes = append(notes, ns...)
+		d := GeminiFunctionDeclaration{Name: t.name, Description: t.description}
+		// Gemini refuses an OBJECT without properties: a tool without
+		// parameters has none.
+		if props, _ := schema["properties"].(map[string]any); len(props) > 0 {
+			d.Parameters = geminiSchema(schema)
+		}
+		out.FunctionDeclarations = append(out.FunctionDeclarations, d)
+	}
+	return out, notes
+}
+
+// Tools converts the registry's tools to format f and returns them as the
+// value a host puts in its request's "tools" field: a slice of the SDK's
+// tool type, or for Gemini a one-element []GeminiTool.
+func Tools(reg *mcpkit.Registry, f Format, opts *Options) (any, []Note, error) {
+	switch f {
+	case FormatOpenAI:
+		t, n := OpenAITools(reg, opts)
+		return t, n, nil
+	case FormatOpenAIResponses:
+		t, n := OpenAIResponsesTools(reg, opts)
+		return t, n, nil
+	case FormatAnthropic:
+		t, n := AnthropicTools(reg, opts)
+		return t, n, nil
+	case FormatGemini:
+		t, n := GeminiTools(reg, opts)
+		return []GeminiTool{t}, n, nil
+	}
+	_, err := ParseFormat(string(f))
+	return nil, nil, err
+}
+
+// The decoded and normalized forms of each schema are kept while the
+// schema lives: a Registry's schemas do not change once added
+// (mcpkit.Tool), and marshaling a *jsonschema.Schema costs more than all
+// the rest of a conversion. Callers get a copy of a normalized schema.
+var (
+	cacheMu sync.Mutex
+	cache   = map[weak.Pointer[jsonschema.Schema]]*cacheEntry{}
+)
+
+// cacheEntry is one schema's decoded JSON (read-only) and its normalized
+// forms; notes carry no tool name.
+type cacheEntry struct {
+	schema map[string]any
+	notes  []Note
+	norm   map[*profile]normalizedSchema // guarded by cacheMu
+}
+
+type normalizedSchema struct {
+	schema map[string]any
+	notes  []Note
+}
+
+// decoded returns the cache entry of s (an empty schema for nil).
+func decoded(tool string, s *jsonschema.Schema, notes *[]Note) *cacheEntry {
+	if s == nil {
+		return &cacheEntry{schema: map[string]any{}}
+	}
+	key := weak.Make(s)
+	cacheMu.Lock()
+	c, ok := cache[key]
+	cacheMu.Unlock()
+	if !ok {
+		c = &cacheEntry{}
+		raw, err := json.Marshal(s)
+		if err != nil {
+			c.schema = map[string]any{}
+			c.notes = []Note{{Message: "input schema does not marshal; replaced by an empty object schema: " + err.Error()}}
+		} else {
+			c.schema = schemaMap(raw, "", &c.notes)
+		}
+		cacheMu.Lock()
+		if old, raced := cache[key]; raced {
+			c = old
+		} else {
+			cache[key] = c
+			runtime.AddCleanup(s, func(k weak.Pointer[jsonschema.Schema]) {
+				cacheMu.Lock()
+				delete(cache, k)
+				cacheMu.Unlock()
+			}, key)
+		}
+		cacheMu.Unlock()
+	}
+	for _, n := range c.notes {
+		n.Tool = tool
+		*notes = append(*notes, n)
+	}
+	return c
+}
+
+// normalized returns the tool's schema normalized for prof (shared:
+// callers copy it before handing it out) and the notes, named for the
+// tool.
+func (p prepared) normalized(prof *profile) (map[string]any, []Note) {
+	cacheMu.Lock()
+	ns, ok := p.entry.norm[prof]
+	cacheMu.Unlock()
+	if !ok {
+		ns.schema, ns.notes = normalize("", p.entry.schema, prof)
+		cacheMu.Lock()
+		if p.entry.norm == nil {
+			p.entry.norm = map[*profile]normalizedSchema{}
+		}
+		p.entry.norm[prof] = ns
+		cacheMu.Unlock()
+	}
+	notes := make([]Note, len(ns.notes))
+	for i, n := range ns.notes {
+		n.Tool = p.name
+		notes[i] = n
+	}
+	return ns.schema, notes
+}
