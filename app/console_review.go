@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -313,7 +314,7 @@ func (t *targets) parent(ctx context.Context, p *wf.Proposal, parentID string) (
 
 // world is the header of the world a lore proposal is pinned to.
 func (t *targets) world(ctx context.Context, p *wf.Proposal) (*wf.World, error) {
-	id := cmpOr(p.WorldID, p.TargetID)
+	id := cmp.Or(p.WorldID, p.TargetID)
 	if row, ok := t.worlds[id]; ok {
 		return row, nil
 	}
@@ -323,13 +324,6 @@ func (t *targets) world(ctx context.Context, p *wf.Proposal) (*wf.World, error) 
 	}
 	t.worlds[id] = row
 	return row, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // payload decodes a proposal's payload as the store does when applying

@@ -87,32 +87,45 @@ func prepare(reg *mcpkit.Registry, opts Options, notes *[]Note) []prepared {
 	return out
 }
 
+// convert builds one format's tools from the registry's tools, sorted by
+// name: each tool's schema is normalized for prof, and build receives that
+// schema (shared with the cache: a builder that keeps it must copy it) and
+// returns the format's tool. The notes of every step are gathered.
+func convert[T any](reg *mcpkit.Registry, o Options, prof *profile, build func(t prepared, schema map[string]any) T) ([]T, []Note) {
+	var notes []Note
+	tools := prepare(reg, o, &notes)
+	out := make([]T, 0, len(tools))
+	for _, t := range tools {
+		schema, ns := t.normalized(prof)
+		notes = append(notes, ns...)
+		out = append(out, build(t, schema))
+	}
+	return out, notes
+}
+
+// openAIProfile is the normalization of the OpenAI formats.
+func openAIProfile(o Options) *profile {
+	if o.Strict {
+		return profileStrict
+	}
+	return profileFull
+}
+
 // OpenAITools converts the registry's tools, sorted by name, to Chat
 // Completions function tools. Every tool is converted; notes list what the
 // conversion changed or lost.
 func OpenAITools(reg *mcpkit.Registry, opts *Options) ([]openai.ChatCompletionToolUnionParam, []Note) {
 	o := opts.orZero()
-	var notes []Note
-	prof := profileFull
-	if o.Strict {
-		prof = profileStrict
-	}
-	tools := prepare(reg, o, &notes)
-	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
-	for _, t := range tools {
-		schema, ns := t.normalized(prof)
-		schema = cloneValue(schema).(map[string]any)
-		notes = append(notes, ns...)
-		def := shared.FunctionDefinitionParam{Name: t.name, Parameters: shared.FunctionParameters(schema)}
+	return convert(reg, o, openAIProfile(o), func(t prepared, schema map[string]any) openai.ChatCompletionToolUnionParam {
+		def := shared.FunctionDefinitionParam{Name: t.name, Parameters: shared.FunctionParameters(cloneValue(schema).(map[string]any))}
 		if t.description != "" {
 			def.Description = openai.String(t.description)
 		}
 		if o.Strict {
 			def.Strict = openai.Bool(true)
 		}
-		out = append(out, openai.ChatCompletionFunctionTool(def))
-	}
-	return out, notes
+		return openai.ChatCompletionFunctionTool(def)
+	})
 }
 
 // OpenAIResponsesTools converts the registry's tools, sorted by name, to
@@ -120,40 +133,22 @@ func OpenAITools(reg *mcpkit.Registry, opts *Options) ([]openai.ChatCompletionTo
 // it).
 func OpenAIResponsesTools(reg *mcpkit.Registry, opts *Options) ([]responses.ToolUnionParam, []Note) {
 	o := opts.orZero()
-	var notes []Note
-	prof := profileFull
-	if o.Strict {
-		prof = profileStrict
-	}
-	tools := prepare(reg, o, &notes)
-	out := make([]responses.ToolUnionParam, 0, len(tools))
-	for _, t := range tools {
-		schema, ns := t.normalized(prof)
-		schema = cloneValue(schema).(map[string]any)
-		notes = append(notes, ns...)
-		u := responses.ToolParamOfFunction(t.name, schema, o.Strict)
+	return convert(reg, o, openAIProfile(o), func(t prepared, schema map[string]any) responses.ToolUnionParam {
+		u := responses.ToolParamOfFunction(t.name, cloneValue(schema).(map[string]any), o.Strict)
 		if t.description != "" {
 			u.OfFunction.Description = openai.String(t.description)
 		}
-		out = append(out, u)
-	}
-	return out, notes
+		return u
+	})
 }
 
 // AnthropicTools converts the registry's tools, sorted by name, to
 // Messages API tools: the schema's properties and required go to
 // input_schema's own fields, every other keyword to its extra fields.
 func AnthropicTools(reg *mcpkit.Registry, opts *Options) ([]anthropic.ToolUnionParam, []Note) {
-	o := opts.orZero()
-	var notes []Note
-	tools := prepare(reg, o, &notes)
-	out := make([]anthropic.ToolUnionParam, 0, len(tools))
-	for _, t := range tools {
-		schema, ns := t.normalized(profileFull)
-		schema = cloneValue(schema).(map[string]any)
-		notes = append(notes, ns...)
+	return convert(reg, opts.orZero(), profileFull, func(t prepared, schema map[string]any) anthropic.ToolUnionParam {
 		in := anthropic.ToolInputSchemaParam{}
-		for k, v := range schema {
+		for k, v := range cloneValue(schema).(map[string]any) {
 			switch k {
 			case "type": // always "object" (flattenRoot)
 			case "properties":
@@ -171,30 +166,23 @@ func AnthropicTools(reg *mcpkit.Registry, opts *Options) ([]anthropic.ToolUnionP
 		if t.description != "" {
 			u.OfTool.Description = anthropic.String(t.description)
 		}
-		out = append(out, u)
-	}
-	return out, notes
+		return u
+	})
 }
 
 // GeminiTools converts the registry's tools, sorted by name, to one Gemini
 // tool holding a function declaration for each.
 func GeminiTools(reg *mcpkit.Registry, opts *Options) (GeminiTool, []Note) {
-	o := opts.orZero()
-	var notes []Note
-	tools := prepare(reg, o, &notes)
-	out := GeminiTool{FunctionDeclarations: make([]GeminiFunctionDeclaration, 0, len(tools))}
-	for _, t := range tools {
-		schema, ns := t.normalized(profileGemini) // geminiSchema copies it
-		notes = append(notes, ns...)
+	decls, notes := convert(reg, opts.orZero(), profileGemini, func(t prepared, schema map[string]any) GeminiFunctionDeclaration {
 		d := GeminiFunctionDeclaration{Name: t.name, Description: t.description}
 		// Gemini refuses an OBJECT without properties: a tool without
-		// parameters has none.
+		// parameters has none. geminiSchema copies what it keeps.
 		if props, _ := schema["properties"].(map[string]any); len(props) > 0 {
 			d.Parameters = geminiSchema(schema)
 		}
-		out.FunctionDeclarations = append(out.FunctionDeclarations, d)
-	}
-	return out, notes
+		return d
+	})
+	return GeminiTool{FunctionDeclarations: decls}, notes
 }
 
 // Tools converts the registry's tools to format f and returns them as the
