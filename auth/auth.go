@@ -132,7 +132,7 @@ func randomKey() ([]byte, error) {
 
 type cacheEntry struct {
 	actor   *worldforge.Actor
-	session *worldforge.Session // for a console session
+	session *SignedIn // for a console session
 	expires time.Time
 }
 

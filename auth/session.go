@@ -166,12 +166,21 @@ func (a *Authenticator) StartSession(ctx context.Context, actor *worldforge.Acto
 	return secret, s, nil
 }
 
-// Session checks a session secret and returns the session and the actor
-// it acts as. An unknown, expired or revoked session, or one whose API
-// key has since been revoked, is ErrUnauthorized.
-func (a *Authenticator) Session(ctx context.Context, secret string) (*worldforge.Session, *worldforge.Actor, error) {
+// SignedIn is a live console session: the session, the actor it acts as
+// and its user.
+type SignedIn struct {
+	Session *worldforge.Session
+	Actor   *worldforge.Actor
+	User    *worldforge.User
+}
+
+// Session checks a session secret and returns the session, the actor it
+// acts as and its user. An unknown, expired or revoked session, one whose
+// API key has since been revoked, or one whose user is gone, is
+// ErrUnauthorized.
+func (a *Authenticator) Session(ctx context.Context, secret string) (*SignedIn, error) {
 	if !wellFormed(SessionPrefix, secret) {
-		return nil, nil, worldforge.ErrUnauthorized
+		return nil, worldforge.ErrUnauthorized
 	}
 	now := a.now()
 	if a.ttl > 0 {
@@ -179,48 +188,50 @@ func (a *Authenticator) Session(ctx context.Context, secret string) (*worldforge
 		e, ok := a.cache[secret]
 		a.mu.Unlock()
 		if ok && now.Before(e.expires) && e.session != nil {
-			return e.session, e.actor, nil
+			return e.session, nil
 		}
 	}
 	st, err := a.sessions()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	s, err := st.FindSessionByHash(ctx, hashSecret(secret))
 	if errors.Is(err, worldforge.ErrNotFound) {
-		return nil, nil, worldforge.ErrUnauthorized
+		return nil, worldforge.ErrUnauthorized
 	} else if err != nil {
-		return nil, nil, fmt.Errorf("session: %w", err)
+		return nil, fmt.Errorf("session: %w", err)
 	}
 	if s.RevokedAt != nil || !now.Before(s.ExpiresAt) {
-		return nil, nil, worldforge.ErrUnauthorized
+		return nil, worldforge.ErrUnauthorized
 	}
 	kind := worldforge.CredentialSession
 	if s.KeyID != "" {
 		k, err := st.FindAPIKeyByID(ctx, s.KeyID)
 		if errors.Is(err, worldforge.ErrNotFound) {
-			return nil, nil, worldforge.ErrUnauthorized
+			return nil, worldforge.ErrUnauthorized
 		} else if err != nil {
-			return nil, nil, fmt.Errorf("session: %w", err)
+			return nil, fmt.Errorf("session: %w", err)
 		}
 		if k.RevokedAt != nil {
-			return nil, nil, worldforge.ErrUnauthorized
+			return nil, worldforge.ErrUnauthorized
 		}
 		kind = worldforge.CredentialAPIKey
 	}
-	owner, err := a.resolveOwner(ctx, s.UserID)
-	if err != nil {
-		return nil, nil, err
+	u, err := st.FindUserByID(ctx, s.UserID)
+	if errors.Is(err, worldforge.ErrNotFound) {
+		return nil, worldforge.ErrUnauthorized
+	} else if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
 	}
-	actor := &worldforge.Actor{UserID: owner, KeyID: s.KeyID, Kind: kind, Scopes: s.Scopes}
+	in := &SignedIn{Session: s, User: u, Actor: &worldforge.Actor{UserID: u.ID, KeyID: s.KeyID, Kind: kind, Scopes: s.Scopes}}
 	if a.ttl > 0 {
 		expires := now.Add(a.ttl)
 		if s.ExpiresAt.Before(expires) {
 			expires = s.ExpiresAt
 		}
-		a.remember(secret, cacheEntry{actor: actor, session: s, expires: expires}, now)
+		a.remember(secret, cacheEntry{actor: in.Actor, session: in, expires: expires}, now)
 	}
-	return s, actor, nil
+	return in, nil
 }
 
 // EndSession revokes the session (sign-out). The local cache forgets it
@@ -255,7 +266,7 @@ func (a *Authenticator) RevokeSessions(ctx context.Context, userID string) (int,
 	}
 	a.mu.Lock()
 	for k, e := range a.cache {
-		if e.session != nil && e.session.UserID == userID {
+		if e.session != nil && e.session.User.ID == userID {
 			delete(a.cache, k)
 		}
 	}

@@ -43,9 +43,9 @@ func TestLoginLinks(t *testing.T) {
 		if s.UserID != u.ID || s.KeyID != "" || !strings.HasPrefix(secret, auth.SessionPrefix) || s.ExpiresAt.Sub(s.CreatedAt) != time.Hour {
 			t.Fatalf("session %+v", s)
 		}
-		_, actor, err := a.Session(ctx, secret)
-		if err != nil || actor.UserID != u.ID || !actor.HasScope(wf.ScopeWorldWrite) {
-			t.Fatalf("session actor %+v, %v", actor, err)
+		in, err := a.Session(ctx, secret)
+		if err != nil || in.Actor.UserID != u.ID || !in.Actor.HasScope(wf.ScopeWorldWrite) || in.User.Name != "Linda" || in.Session.ID != s.ID {
+			t.Fatalf("session %+v, %v", in, err)
 		}
 		// Once only.
 		_, _, err = a.UseLoginLink(ctx, link)
@@ -102,7 +102,7 @@ func TestSessions(t *testing.T) {
 			return s
 		}
 		live := func(secret string) bool {
-			_, _, err := a.Session(ctx, secret)
+			_, err := a.Session(ctx, secret)
 			if err != nil && !errors.Is(err, wf.ErrUnauthorized) {
 				t.Fatal(err)
 			}
@@ -133,9 +133,12 @@ func TestSessions(t *testing.T) {
 		if err != nil || s.KeyID == "" {
 			t.Fatalf("sign in with key: %+v, %v", s, err)
 		}
-		_, actor, err := a.Session(ctx, ks)
-		if err != nil || actor.HasScope(wf.ScopeWorldRead) || !actor.HasScope(wf.ScopeWikiRead) || actor.KeyID != s.KeyID {
-			t.Fatalf("key session actor %+v, %v", actor, err)
+		in, err := a.Session(ctx, ks)
+		if err != nil {
+			t.Fatalf("key session: %v", err)
+		}
+		if actor := in.Actor; actor.HasScope(wf.ScopeWorldRead) || !actor.HasScope(wf.ScopeWikiRead) || actor.KeyID != s.KeyID {
+			t.Fatalf("key session actor %+v", actor)
 		}
 		if err := a.RevokeKey(ctx, key); err != nil {
 			t.Fatal(err)

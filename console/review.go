@@ -349,7 +349,7 @@ func (c *Console) queueEvents(w http.ResponseWriter, r *http.Request, v *visit) 
 			return
 		case <-tick.C:
 		}
-		if _, _, err := c.auth.Session(ctx, v.secret); errors.Is(err, wf.ErrUnauthorized) {
+		if _, err := c.auth.Session(ctx, v.secret); errors.Is(err, wf.ErrUnauthorized) {
 			send("signout", struct{}{})
 			return
 		} else if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/app"
+	"github.com/worldforge-go/worldforge/auth"
 )
 
 // Cookies the console sets. All are HttpOnly and SameSite=Lax, and Secure
@@ -87,16 +88,12 @@ func (c *Console) signedIn(w http.ResponseWriter, r *http.Request, v *visit) boo
 	c.readFlash(w, r, v)
 	ck, err := r.Cookie(sessionCookie)
 	if err == nil {
-		s, actor, err := c.auth.Session(r.Context(), ck.Value)
+		in, err := c.auth.Session(r.Context(), ck.Value)
 		if err == nil {
-			u, err := c.store.FindUserByID(r.Context(), s.UserID)
-			if err == nil {
-				v.Session, v.Actor, v.User, v.secret = s, actor, u, ck.Value
-				v.CSRF = c.token("s", s.ID)
-				return true
-			}
+			v.signIn(in, ck.Value)
+			return true
 		}
-		if !errors.Is(err, wf.ErrUnauthorized) && !errors.Is(err, wf.ErrNotFound) {
+		if !errors.Is(err, wf.ErrUnauthorized) {
 			c.log.ErrorContext(r.Context(), "console session", "err", err)
 			c.renderError(w, r, v, http.StatusServiceUnavailable, "Unavailable", "The server could not check your session. Try again in a moment.")
 			return false
@@ -130,12 +127,18 @@ func (c *Console) preSession(w http.ResponseWriter, r *http.Request, v *visit) {
 	// A signed-in visitor of a public page (the sign-in page) is still
 	// signed in.
 	if ck, err := r.Cookie(sessionCookie); err == nil {
-		if s, actor, err := c.auth.Session(r.Context(), ck.Value); err == nil {
-			if u, err := c.store.FindUserByID(r.Context(), s.UserID); err == nil {
-				v.Session, v.Actor, v.User, v.secret = s, actor, u, ck.Value
-			}
+		if in, err := c.auth.Session(r.Context(), ck.Value); err == nil {
+			v.signIn(in, ck.Value)
+			v.CSRF = c.token("p", v.pre) // the page's forms are the pre-session ones
 		}
 	}
+}
+
+// signIn records a live session in the visit, with the CSRF token of its
+// forms.
+func (v *visit) signIn(in *auth.SignedIn, secret string) {
+	v.Session, v.Actor, v.User, v.secret = in.Session, in.Actor, in.User, secret
+	v.CSRF = v.c.token("s", in.Session.ID)
 }
 
 func (c *Console) token(kind, id string) string {
