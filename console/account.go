@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -251,23 +250,6 @@ func (f auditForm) pairs() []string {
 		}
 	}
 	return out
-}
-
-// withQuery is path with the pairs as its query string.
-func withQuery(path string, pairs ...string) string {
-	var b strings.Builder
-	b.WriteString(path)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if i == 0 {
-			b.WriteByte('?')
-		} else {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(pairs[i]))
-		b.WriteByte('=')
-		b.WriteString(url.QueryEscape(pairs[i+1]))
-	}
-	return b.String()
 }
 
 func (c *Console) audit(w http.ResponseWriter, r *http.Request, v *visit) {

@@ -91,6 +91,25 @@ var funcs = template.FuncMap{
 	},
 }
 
+// withQuery is path with the pairs k1, v1, k2, v2, … whose value is not
+// empty as its query string, in their order, escaped.
+func withQuery(path string, pairs ...string) string {
+	var b strings.Builder
+	b.WriteString(path)
+	sep := byte('?')
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			continue
+		}
+		b.WriteByte(sep)
+		sep = '&'
+		b.WriteString(url.QueryEscape(pairs[i]))
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(pairs[i+1]))
+	}
+	return b.String()
+}
+
 // loadPages parses every page template with the layout and partials.
 func loadPages() (*pages, error) {
 	names, err := fs.Glob(templateFS, "templates/*.html")

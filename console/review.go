@@ -172,18 +172,7 @@ func (n *names) key(ctx context.Context, id string) string {
 
 // queueURL is the queue's URL with the filter and more parameters.
 func queueURL(f queueFilter, extra ...string) string {
-	kv := []string{"world", f.World, "kind", f.Kind, "actor", f.Actor, "key", f.Key, "status", f.Status}
-	kv = append(kv, extra...)
-	var parts []string
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			parts = append(parts, kv[i]+"="+url.QueryEscape(kv[i+1]))
-		}
-	}
-	if len(parts) == 0 {
-		return "/queue"
-	}
-	return "/queue?" + strings.Join(parts, "&")
+	return withQuery("/queue", append([]string{"world", f.World, "kind", f.Kind, "actor", f.Actor, "key", f.Key, "status", f.Status}, extra...)...)
 }
 
 func (c *Console) queue(w http.ResponseWriter, r *http.Request, v *visit) {
