@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,16 +35,28 @@ type LoadConfig struct {
 	// Accept are sent.
 	Target
 
-	// Body is the request body sent every time, unless BodyFunc is set.
+	// Body is the request body sent every time, unless BodyFunc or
+	// AppendBody is set.
 	Body []byte
 	// BodyFunc, if set, returns the body for the i-th request of the run
 	// (i counts from 0 over warmup and measured requests together). It is
 	// called concurrently from all workers and must not retain or modify
 	// the slices it returns after handing them out.
 	BodyFunc func(i int) []byte
+	// AppendBody, if set, appends the body of the i-th request to dst and
+	// returns the extended slice, like BodyFunc but without allocating:
+	// each worker passes a buffer of its own. It is called concurrently.
+	AppendBody func(dst []byte, i int) []byte
+
+	// Client is the HTTP client: [ClientRaw] (the default when empty) or
+	// [ClientNetHTTP].
+	Client string
+	// ServerPID, if positive, is the server's process: Result.ServerCPU is
+	// its CPU time over the measured phase (Linux only).
+	ServerPID int
 
 	// Concurrency is the number of workers, each with at most one request
-	// in flight; it is also the connection limit of the HTTP transport.
+	// in flight over a keep-alive connection of its own.
 	// Zero means 1.
 	Concurrency int
 	// Duration is how long the measured phase runs. It must be positive.
@@ -68,6 +81,11 @@ type LoadConfig struct {
 // read the whole response body, for every request that got a response;
 // percentiles come from a log-linear histogram (error < 1.6%), Max is
 // exact.
+//
+// ServerCPU is the CPU time (user and system) LoadConfig.ServerPID used
+// over the measured phase, and ClientCPU this process's, the load
+// generator's (both 0 when not measured). They are read from
+// /proc/PID/stat at the phase's start and end, in ticks of 10 ms.
 type Result struct {
 	Requests   int64
 	Errors     int64
@@ -78,6 +96,17 @@ type Result struct {
 	P90        time.Duration
 	P99        time.Duration
 	Max        time.Duration
+	ServerCPU  time.Duration
+	ClientCPU  time.Duration
+}
+
+// ServerCPUShare is the share of one core the server used over the
+// measured phase: ServerCPU ÷ Elapsed (0 when not measured).
+func (r *Result) ServerCPUShare() float64 {
+	if r == nil || r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.ServerCPU) / float64(r.Elapsed)
 }
 
 func (r *Result) String() string {
@@ -86,6 +115,12 @@ func (r *Result) String() string {
 	}
 	s := fmt.Sprintf("%d req in %v (%.0f req/s), p50 %v p90 %v p99 %v max %v, %d errors",
 		r.Requests, r.Elapsed.Round(time.Millisecond), r.RPS, r.P50, r.P90, r.P99, r.Max, r.Errors)
+	if r.ServerCPU > 0 {
+		s += fmt.Sprintf(", server CPU %.0f %%", 100*r.ServerCPUShare())
+	}
+	if r.ClientCPU > 0 && r.Requests > 0 {
+		s += fmt.Sprintf(", generator %v CPU/req", (r.ClientCPU / time.Duration(r.Requests)).Round(100*time.Nanosecond))
+	}
 	if r.FirstError != "" {
 		s += " (first: " + r.FirstError + ")"
 	}
@@ -114,32 +149,42 @@ func Load(ctx context.Context, cfg LoadConfig) (*Result, error) {
 		header = ToolCallHeaders("", "")
 	}
 
-	tr := &http.Transport{
-		Proxy:               nil, // loopback only: never go through a proxy
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        2 * c,
-		MaxIdleConnsPerHost: c,
-		MaxConnsPerHost:     c,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-	}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{
-		Transport: tr,
-		Timeout:   timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
-
-	r := &runner{
-		cfg:    &cfg,
-		client: client,
-		verify: verify,
-	}
+	r := &runner{cfg: &cfg, verify: verify}
 	workers := make([]*worker, c)
-	for i := range workers {
-		workers[i] = &worker{r: r, header: header.Clone()}
+	switch cfg.Client {
+	case "", ClientRaw:
+		req, err := newRawRequest(Target{URL: cfg.URL, Header: header})
+		if err != nil {
+			return nil, err
+		}
+		fixed := cfg.BodyFunc == nil && cfg.AppendBody == nil
+		for i := range workers {
+			conn := newRawConn(req, timeout, fixed)
+			defer conn.close()
+			defer context.AfterFunc(ctx, conn.abort)()
+			workers[i] = &worker{r: r, rt: conn}
+		}
+	case ClientNetHTTP:
+		tr := &http.Transport{
+			Proxy:               nil, // loopback only: never go through a proxy
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        2 * c,
+			MaxIdleConnsPerHost: c,
+			MaxConnsPerHost:     c,
+			IdleConnTimeout:     90 * time.Second,
+			DisableCompression:  true,
+		}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{
+			Transport: tr,
+			Timeout:   timeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+		for i := range workers {
+			workers[i] = &worker{r: r, rt: &httpConn{client: client, url: cfg.URL, header: header.Clone()}}
+		}
 	}
 
 	if cfg.Warmup > 0 {
@@ -148,10 +193,18 @@ func Load(ctx context.Context, cfg LoadConfig) (*Result, error) {
 			return &Result{}, err
 		}
 	}
+	server0, client0 := cpuTimes(cfg.ServerPID)
 	elapsed := r.phase(ctx, workers, cfg.Duration, true)
+	server1, client1 := cpuTimes(cfg.ServerPID)
 
 	var h histogram
 	res := &Result{Elapsed: elapsed}
+	if server0 >= 0 && server1 >= 0 {
+		res.ServerCPU = server1 - server0
+	}
+	if client0 >= 0 && client1 >= 0 {
+		res.ClientCPU = client1 - client0
+	}
 	for _, w := range workers {
 		h.merge(&w.hist)
 		res.Requests += w.requests
@@ -183,8 +236,11 @@ func (cfg *LoadConfig) validate() error {
 	if cfg.MaxRequests < 0 {
 		return errors.New("bench: MaxRequests must not be negative")
 	}
-	if cfg.Body == nil && cfg.BodyFunc == nil {
-		return errors.New("bench: LoadConfig needs Body or BodyFunc")
+	if cfg.Body == nil && cfg.BodyFunc == nil && cfg.AppendBody == nil {
+		return errors.New("bench: LoadConfig needs Body, BodyFunc or AppendBody")
+	}
+	if cfg.Client != "" && cfg.Client != ClientRaw && cfg.Client != ClientNetHTTP {
+		return fmt.Errorf("bench: unknown client %q (want %s or %s)", cfg.Client, ClientRaw, ClientNetHTTP)
 	}
 	return checkLoopbackURL(cfg.URL)
 }
@@ -208,11 +264,25 @@ func checkLoopbackURL(raw string) error {
 	return fmt.Errorf("bench: target URL %q is not a loopback address", raw)
 }
 
+// cpuTimes returns the CPU time used so far by the server pid (-1 if pid
+// is not positive or unreadable) and by this process (-1 if unreadable).
+func cpuTimes(pid int) (server, self time.Duration) {
+	server, self = -1, -1
+	if pid > 0 {
+		if d, err := CPUTime(pid); err == nil {
+			server = d
+		}
+	}
+	if d, err := CPUTime(os.Getpid()); err == nil {
+		self = d
+	}
+	return server, self
+}
+
 type runner struct {
 	cfg      *LoadConfig
-	client   *http.Client
 	verify   VerifyFunc
-	seq      atomic.Int64 // request sequence for BodyFunc
+	seq      atomic.Int64 // request sequence for BodyFunc and AppendBody
 	issued   atomic.Int64 // measured requests started (for MaxRequests)
 	firstErr atomic.Pointer[string]
 }
@@ -230,8 +300,14 @@ func (r *runner) phase(ctx context.Context, workers []*worker, d time.Duration, 
 	return time.Since(start)
 }
 
-func (r *runner) body() []byte {
-	if r.cfg.BodyFunc != nil {
+// body returns the next request's body; w's buffer holds it if the
+// config appends bodies.
+func (r *runner) body(w *worker) []byte {
+	switch {
+	case r.cfg.AppendBody != nil:
+		w.body = r.cfg.AppendBody(w.body[:0], int(r.seq.Add(1)-1))
+		return w.body
+	case r.cfg.BodyFunc != nil:
 		return r.cfg.BodyFunc(int(r.seq.Add(1) - 1))
 	}
 	return r.cfg.Body
@@ -245,12 +321,19 @@ func (r *runner) noteError(err error) {
 	r.firstErr.CompareAndSwap(nil, &s)
 }
 
+// roundTripper is a worker's connection to the server: roundTrip sends a
+// request with body and reads the whole response, whose header and body
+// are valid until the next call.
+type roundTripper interface {
+	roundTrip(ctx context.Context, now time.Time, body []byte) (status int, header http.Header, respBody []byte, err error)
+}
+
 // worker is one closed-loop client. Its counters and histogram are private,
-// so the hot path shares nothing but the transport's connection pool.
+// so the hot path shares nothing.
 type worker struct {
 	r        *runner
-	header   http.Header
-	buf      bytes.Buffer
+	rt       roundTripper
+	body     []byte
 	hist     histogram
 	requests int64
 	errors   int64
@@ -259,12 +342,15 @@ type worker struct {
 func (w *worker) run(ctx context.Context, deadline time.Time, measure bool) {
 	r := w.r
 	maxReq := int64(r.cfg.MaxRequests)
-	for ctx.Err() == nil && time.Now().Before(deadline) {
+	for ctx.Err() == nil {
+		t0 := time.Now()
+		if !t0.Before(deadline) {
+			return
+		}
 		if measure && maxReq > 0 && r.issued.Add(1) > maxReq {
 			return
 		}
-		t0 := time.Now()
-		status, header, err := w.do(ctx, r.body())
+		status, header, body, err := w.rt.roundTrip(ctx, t0, r.body(w))
 		lat := time.Since(t0)
 		if !measure {
 			continue
@@ -275,7 +361,7 @@ func (w *worker) run(ctx context.Context, deadline time.Time, measure bool) {
 		w.requests++
 		if err == nil {
 			w.hist.record(lat)
-			err = r.verify(status, header, w.buf.Bytes())
+			err = r.verify(status, header, body)
 		}
 		if err != nil {
 			w.errors++
@@ -284,22 +370,30 @@ func (w *worker) run(ctx context.Context, deadline time.Time, measure bool) {
 	}
 }
 
-// do sends one request and reads the whole response into w.buf.
-func (w *worker) do(ctx context.Context, body []byte) (int, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.r.cfg.URL, bytes.NewReader(body))
+// httpConn is a worker of the net/http client: the client's transport
+// pools the connections.
+type httpConn struct {
+	client *http.Client
+	url    string
+	header http.Header
+	buf    bytes.Buffer
+}
+
+func (c *httpConn) roundTrip(ctx context.Context, _ time.Time, body []byte) (int, http.Header, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
-	req.Header = w.header
-	resp, err := w.r.client.Do(req)
+	req.Header = c.header
+	resp, err := c.client.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
-	w.buf.Reset()
-	_, err = w.buf.ReadFrom(resp.Body)
+	c.buf.Reset()
+	_, err = c.buf.ReadFrom(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return resp.StatusCode, resp.Header, fmt.Errorf("reading response: %w", err)
+		return resp.StatusCode, resp.Header, nil, fmt.Errorf("reading response: %w", err)
 	}
-	return resp.StatusCode, resp.Header, nil
+	return resp.StatusCode, resp.Header, c.buf.Bytes(), nil
 }
