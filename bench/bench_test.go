@@ -548,8 +548,8 @@ func runtimeKeepAlive(v [][]byte) { sink.Store(&v) }
 func TestFormatTable(t *testing.T) {
 	rows := []Row{
 		{Name: "baseline", Concurrency: 8, Result: &Result{RPS: 40000, P50: 180 * time.Microsecond, P99: 2500 * time.Microsecond}, RSS: 30 << 20},
-		{Name: "worldforge", Concurrency: 8, Result: &Result{RPS: 10000, P50: 700 * time.Microsecond, P99: 12 * time.Millisecond, Errors: 3}},
-		{Name: "worldforge", Concurrency: 64},
+		{Name: "worldforge", Concurrency: 8, Result: &Result{RPS: 10000, P50: 700 * time.Microsecond, P99: 12 * time.Millisecond, Errors: 3}, CPUShare: 0.995},
+		{Name: "worldforge", Concurrency: 64, CPUShare: 0.764, Note: "PostgreSQL not pinned"},
 	}
 	SetRatios(rows, "baseline")
 	if rows[1].Ratio != 0.25 || rows[0].Ratio != 1 {
@@ -563,14 +563,19 @@ func TestFormatTable(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("%d lines", len(lines))
 	}
-	for _, want := range []string{"req/s", "p50", "p99", "errors", "RSS MiB", "ratio", "40000", "180µs", "12.00ms", "30.0", "0.25"} {
+	for _, want := range []string{"req/s", "CPU %", "p50", "p99", "errors", "RSS MiB", "ratio", "40000", "180µs", "12.00ms", "30.0", "0.25",
+		" 100 ", " 76 ", "client-bound; PostgreSQL not pinned"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	width := len([]rune(lines[0]))
+	if strings.Count(out, "client-bound") != 1 {
+		t.Errorf("want only the 76 %% row marked client-bound")
+	}
+	// Every column but the free-text note lines up.
+	width := strings.Index(lines[0], "vs limit") + len("vs limit")
 	for _, l := range lines {
-		if len([]rune(l)) != width {
+		if len([]rune(l)) < width || strings.TrimRight(string([]rune(l)[:width]), " ") == "" {
 			t.Errorf("misaligned line %q", l)
 		}
 	}

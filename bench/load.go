@@ -54,6 +54,10 @@ type LoadConfig struct {
 	// ServerPID, if positive, is the server's process: Result.ServerCPU is
 	// its CPU time over the measured phase (Linux only).
 	ServerPID int
+	// OnMeasure, if set, is called when the measured phase starts; the
+	// function it returns is called when the phase ends. It brackets
+	// other readings (a core's load, say) to the same window.
+	OnMeasure func() (end func())
 
 	// Concurrency is the number of workers, each with at most one request
 	// in flight over a keep-alive connection of its own.
@@ -193,9 +197,16 @@ func Load(ctx context.Context, cfg LoadConfig) (*Result, error) {
 			return &Result{}, err
 		}
 	}
+	var end func()
+	if cfg.OnMeasure != nil {
+		end = cfg.OnMeasure()
+	}
 	server0, client0 := cpuTimes(cfg.ServerPID)
 	elapsed := r.phase(ctx, workers, cfg.Duration, true)
 	server1, client1 := cpuTimes(cfg.ServerPID)
+	if end != nil {
+		end()
+	}
 
 	var h histogram
 	res := &Result{Elapsed: elapsed}

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
 // Protocol revisions the request builders know about.
@@ -123,4 +125,28 @@ func ToolCallHeaders(protocol, tool string) http.Header {
 // ToolCallTarget is shorthand for a Target at url with [ToolCallHeaders].
 func ToolCallTarget(url, protocol, tool string) Target {
 	return Target{URL: url, Header: ToolCallHeaders(protocol, tool)}
+}
+
+// SequencedBody returns a LoadConfig.AppendBody that makes every request
+// distinct: the body is ToolCallBody(id, protocol, tool, args), in which
+// placeholder, a string that must occur exactly once in it, is replaced by
+// tag and the request's sequence number. Both placeholder and tag must be
+// plain JSON string text (no character JSON escapes).
+func SequencedBody(id int, protocol, tool string, args any, placeholder, tag string) (func(dst []byte, i int) []byte, error) {
+	for _, s := range []string{placeholder, tag} {
+		if q, _ := json.Marshal(s); string(q) != `"`+s+`"` {
+			return nil, fmt.Errorf("bench: %q needs escaping in JSON", s)
+		}
+	}
+	body := ToolCallBody(id, protocol, tool, args)
+	before, after, ok := bytes.Cut(body, []byte(placeholder))
+	if placeholder == "" || !ok || bytes.Contains(after, []byte(placeholder)) {
+		return nil, fmt.Errorf("bench: placeholder %q must occur once in the %s body", placeholder, tool)
+	}
+	before = append(append([]byte(nil), before...), tag...)
+	return func(dst []byte, i int) []byte {
+		dst = append(dst, before...)
+		dst = strconv.AppendInt(dst, int64(i), 10)
+		return append(dst, after...)
+	}, nil
 }

@@ -161,3 +161,38 @@ func CPUTime(pid int) (time.Duration, error) {
 	}
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
+
+// CoreTimes returns how long CPU cpu has been busy (every state but idle
+// and iowait) and its total time since boot, read from the cpuN line of
+// /proc/stat (Linux only). Two readings give the share of that core that
+// every process on it used in between.
+func CoreTimes(cpu int) (busy, total time.Duration, err error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	prefix := []byte("cpu" + strconv.Itoa(cpu) + " ")
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		rest, ok := bytes.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		var idle int64
+		for i, f := range bytes.Fields(rest) {
+			v, err := strconv.ParseInt(string(f), 10, 64)
+			if err != nil {
+				return 0, 0, fmt.Errorf("bench: bad /proc/stat line %q", line)
+			}
+			if i >= 8 {
+				break // guest times are already counted in user and nice
+			}
+			total += time.Duration(v)
+			if i == 3 || i == 4 { // idle, iowait
+				idle += v
+			}
+		}
+		busy = (total - time.Duration(idle)) * time.Second / clockTicks
+		return busy, total * time.Second / clockTicks, nil
+	}
+	return 0, 0, fmt.Errorf("bench: no cpu%d in /proc/stat", cpu)
+}

@@ -23,7 +23,23 @@ type Row struct {
 	// CPUPerReq is the server's CPU time (user+system) per request, 0 when
 	// not measured.
 	CPUPerReq time.Duration
+	// CPUShare is the share of one core the server used over the measured
+	// window (0: not measured). Under [ClientBoundShare] the row is marked
+	// client-bound.
+	CPUShare float64
+	// Note is printed in the last column, after the client-bound mark.
+	Note string
 }
+
+// ClientBoundShare is the server CPU share under which a row is marked
+// client-bound: its server waited for something else (the load generator,
+// the kernel, its database) for over a tenth of the measured window, so
+// its req/s does not measure the server alone.
+const ClientBoundShare = 0.90
+
+// ClientBound reports whether the row's server stayed under
+// ClientBoundShare of its core.
+func (r *Row) ClientBound() bool { return r.CPUShare > 0 && r.CPUShare < ClientBoundShare }
 
 // SetRatios sets each row's Ratio to its req/s divided by the req/s of the
 // row named baseline at the same concurrency. Rows with no such baseline
@@ -60,31 +76,44 @@ func SetLimitRatios(rows []Row, limit string) {
 }
 
 // FormatTable writes rows as an aligned text table with the columns name,
-// c, req/s, p50, p99, errors, RSS MiB and ratio (to baseline). Missing
-// values print as "-". Write errors are ignored.
+// c, req/s, CPU % (the server's share of its core), p50, p99, errors, RSS
+// MiB, CPU/req, ratio (to the baseline), vs limit and note, where a row
+// whose server stayed under [ClientBoundShare] of its core is marked
+// "client-bound". Missing values print as "-". Write errors are ignored.
 func FormatTable(w io.Writer, rows []Row) {
-	header := []string{"name", "c", "req/s", "p50", "p99", "errors", "RSS MiB", "CPU/req", "ratio", "vs limit"}
+	header := []string{"name", "c", "req/s", "CPU %", "p50", "p99", "errors", "RSS MiB", "CPU/req", "ratio", "vs limit", "note"}
 	table := [][]string{header}
 	for _, r := range rows {
-		line := []string{r.Name, strconv.Itoa(r.Concurrency), "-", "-", "-", "-", "-", "-", "-", "-"}
+		line := []string{r.Name, strconv.Itoa(r.Concurrency), "-", "-", "-", "-", "-", "-", "-", "-", "-", ""}
 		if res := r.Result; res != nil {
 			line[2] = strconv.FormatFloat(res.RPS, 'f', 0, 64)
-			line[3] = formatLatency(res.P50)
-			line[4] = formatLatency(res.P99)
-			line[5] = strconv.FormatInt(res.Errors, 10)
+			line[4] = formatLatency(res.P50)
+			line[5] = formatLatency(res.P99)
+			line[6] = strconv.FormatInt(res.Errors, 10)
+		}
+		if r.CPUShare > 0 {
+			line[3] = strconv.FormatFloat(100*r.CPUShare, 'f', 0, 64)
 		}
 		if r.RSS > 0 {
-			line[6] = strconv.FormatFloat(float64(r.RSS)/(1<<20), 'f', 1, 64)
+			line[7] = strconv.FormatFloat(float64(r.RSS)/(1<<20), 'f', 1, 64)
 		}
 		if r.CPUPerReq > 0 {
-			line[7] = formatLatency(r.CPUPerReq)
+			line[8] = formatLatency(r.CPUPerReq)
 		}
 		if r.Ratio > 0 {
-			line[8] = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
+			line[9] = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
 		}
 		if r.LimitRatio > 0 {
-			line[9] = strconv.FormatFloat(r.LimitRatio, 'f', 2, 64)
+			line[10] = strconv.FormatFloat(r.LimitRatio, 'f', 2, 64)
 		}
+		var notes []string
+		if r.ClientBound() {
+			notes = append(notes, "client-bound")
+		}
+		if r.Note != "" {
+			notes = append(notes, r.Note)
+		}
+		line[11] = strings.Join(notes, "; ")
 		table = append(table, line)
 	}
 	widths := make([]int, len(header))
@@ -102,6 +131,11 @@ func FormatTable(w io.Writer, rows []Row) {
 				b.WriteString(cell)
 				if len(line) > 1 {
 					b.WriteString(pad)
+				}
+			case i == len(line)-1: // note: left-aligned, not padded
+				if cell != "" {
+					b.WriteString("  ")
+					b.WriteString(cell)
 				}
 			default: // numbers: right-aligned
 				b.WriteString("  ")

@@ -174,3 +174,34 @@ func snippet(b []byte) string {
 	}
 	return string(b)
 }
+
+// VerifyProposal checks the answer to a propose_* tool call: everything
+// [DefaultVerify] checks, and the result's first content block is text
+// holding a JSON object with a non-empty proposal_id.
+func VerifyProposal(status int, header http.Header, body []byte) error {
+	if err := DefaultVerify(status, header, body); err != nil {
+		return err
+	}
+	msg, _ := ResponseMessage(header, body) // DefaultVerify read it already
+	var resp struct {
+		Result struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(msg, &resp); err != nil {
+		return fmt.Errorf("bad result: %v", err)
+	}
+	if len(resp.Result.Content) == 0 || resp.Result.Content[0].Type != "text" {
+		return fmt.Errorf("no text content in the proposal's result: %s", snippet(msg))
+	}
+	var p struct {
+		ProposalID string `json:"proposal_id"`
+	}
+	if err := json.Unmarshal([]byte(resp.Result.Content[0].Text), &p); err != nil || p.ProposalID == "" {
+		return fmt.Errorf("no proposal_id in the result: %s", snippet([]byte(resp.Result.Content[0].Text)))
+	}
+	return nil
+}

@@ -34,20 +34,23 @@ import (
 // go-sdk, the TypeScript SDK pooled and per request) and worldforge's serve
 // command, run by this program as its hidden serve (its middleware alone,
 // its real read on a fresh SQLite store, the same with the fast path off,
-// and optionally on PostgreSQL). Every server is a
-// child process, so its RSS and CPU can be read apart; cells are
-// interleaved.
+// a write (propose_wiki_page), and optionally the read and the write on
+// PostgreSQL). Every server is a child process, so its RSS and CPU can be
+// read apart; cells are interleaved. Each row reports the share of its
+// core the server used over the measured window, and is marked
+// client-bound under 90 %.
 func (e *env) compare(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("compare")
 	conc := fs.String("c", "1,8,64", "comma-separated concurrency levels")
 	duration := fs.Duration("duration", 10*time.Second, "length of each measured cell")
 	warmup := fs.Duration("warmup", time.Second, "unmeasured warm-up before each cell")
 	reps := fs.Int("reps", 2, "interleaved repetitions of each cell (the table shows their mean req/s and worst percentiles)")
-	protocol := fs.String("protocol", bench.Protocol20251125, "protocol revision of the requests: "+bench.Protocol20251125+" or "+bench.Protocol20260728)
+	protocol := fs.String("protocol", bench.Protocol20260728, "protocol revision of the requests: "+bench.Protocol20260728+" (stateless) or "+bench.Protocol20251125)
+	client := fs.String("client", bench.ClientRaw, "load generator: "+bench.ClientRaw+" (minimal HTTP/1.1, one keep-alive connection per worker) or "+bench.ClientNetHTTP+" (net/http's client)")
 	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run each server on CPU 0 alone (via taskset) and the load generator on the other CPUs")
 	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file, and the baseline's to FILE.baseline")
 	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
-	pg := fs.String("postgres", "", "also run read_world on this PostgreSQL database (postgres://…), as the row \"same, PostgreSQL\"")
+	pg := fs.String("postgres", "", "also run read_world and propose_wiki_page on this PostgreSQL database (postgres://…), as the rows \"same, PostgreSQL\" and \"propose_wiki_page, PostgreSQL\"")
 	mcpgoDir := fs.String("mcpgo", "auto", "source of the mcp-go baseline (bench/mcpgo), built with the go command; auto: ./bench/mcpgo if it is there; off: leave it out")
 	tsDir := fs.String("ts", "auto", "directory of the TypeScript SDK baseline (interop, after npm ci), run with node; auto: ./interop if it is installed; off: leave it out")
 	only := fs.String("only", "", "comma-separated substrings: run only the rows whose names contain one (the raw limit and the go-sdk floor always run)")
@@ -69,6 +72,9 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	}
 	if *protocol != bench.Protocol20251125 && *protocol != bench.Protocol20260728 {
 		return cli.UsageErrorf("compare: -protocol must be %s or %s", bench.Protocol20251125, bench.Protocol20260728)
+	}
+	if *client != bench.ClientRaw && *client != bench.ClientNetHTTP {
+		return cli.UsageErrorf("compare: -client must be %s or %s", bench.ClientRaw, bench.ClientNetHTTP)
 	}
 	if *pg != "" && !strings.HasPrefix(*pg, "postgres://") && !strings.HasPrefix(*pg, "postgresql://") {
 		return cli.UsageErrorf("compare: -postgres wants a postgres:// URL")
@@ -145,6 +151,10 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	pgHeader.Set("Authorization", "Bearer "+pgKey)
 	noopHeader := bench.ToolCallHeaders(*protocol, benchtool.NoopTool)
 	noopHeader.Set("Authorization", "Bearer "+key)
+	proposeHeader := bench.ToolCallHeaders(*protocol, wf.ToolProposeWikiPage)
+	proposeHeader.Set("Authorization", "Bearer "+key)
+	pgProposeHeader := bench.ToolCallHeaders(*protocol, wf.ToolProposeWikiPage)
+	pgProposeHeader.Set("Authorization", "Bearer "+pgKey)
 	plain := bench.ToolCallHeaders(*protocol, "read_world")
 	fixed := map[string]any{"id": "world_bench"}
 	withProfile := func(argv []string, suffix string) []string {
@@ -154,7 +164,11 @@ func (e *env) compare(ctx context.Context, args []string) error {
 		return append(argv, "--cpuprofile", *profile+suffix)
 	}
 	serveArgs := func(db string, extra ...string) []string {
-		return append([]string{self, "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-level", "info"}, extra...)
+		// The write rows file tens of thousands of proposals: the pending
+		// quota stays on (its check is part of a write's cost) but far
+		// above them.
+		return append([]string{self, "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-level", "info",
+			"--quota-pending-proposals", "1000000000"}, extra...)
 	}
 	// Each server's command line (all run behind the pinning prefix).
 	servers := map[string][]string{
@@ -169,8 +183,10 @@ func (e *env) compare(ctx context.Context, args []string) error {
 		hdr    http.Header
 		tool   string
 		args   map[string]any
+		write  bool   // a propose_wiki_page: every request a new page, every answer a proposal
+		note   string // printed in the row's note column
 	}
-	targets := []target{{"net/http raw (limit)", "raw", plain, "read_world", fixed}}
+	targets := []target{{name: "net/http raw (limit)", server: "raw", hdr: plain, tool: "read_world", args: fixed}}
 	if mcpgoSrc != "" {
 		bin := filepath.Join(tmp, "mcpgo-baseline")
 		fmt.Fprintf(stderr, "compare: building the mcp-go baseline in %s\n", mcpgoSrc)
@@ -181,29 +197,31 @@ func (e *env) compare(ctx context.Context, args []string) error {
 			fmt.Fprintf(stderr, "compare: leaving out the mcp-go row: %v\n", err)
 		} else {
 			servers["mcpgo"] = []string{bin, "--addr", "127.0.0.1:0", "--payload", payload}
-			targets = append(targets, target{"mcp-go v1.2.1", "mcpgo", plain, "read_world", fixed})
+			targets = append(targets, target{name: "mcp-go v1.2.1", server: "mcpgo", hdr: plain, tool: "read_world", args: fixed})
 		}
 	}
-	targets = append(targets, target{"go-sdk bare (floor)", "baseline", plain, "read_world", fixed})
+	targets = append(targets, target{name: "go-sdk bare (floor)", server: "baseline", hdr: plain, tool: "read_world", args: fixed})
 	if tsSrc != "" {
 		script := filepath.Join(tsSrc, "bench-server.mjs")
 		servers["tspool"] = []string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "pool"}
 		servers["tsfresh"] = []string{nodeBin, script, "--addr", "127.0.0.1:0", "--payload", payload, "--mode", "fresh"}
 		targets = append(targets,
-			target{"TypeScript SDK, pooled", "tspool", plain, "read_world", fixed},
-			target{"TypeScript SDK, per request", "tsfresh", plain, "read_world", fixed})
+			target{name: "TypeScript SDK, pooled", server: "tspool", hdr: plain, tool: "read_world", args: fixed},
+			target{name: "TypeScript SDK, per request", server: "tsfresh", hdr: plain, tool: "read_world", args: fixed})
 	}
 	targets = append(targets,
-		target{"worldforge bench_noop", "ours", noopHeader, benchtool.NoopTool, map[string]any{"id": "x"}},
-		target{"worldforge read_world", "ours", wfHeader, "read_world", map[string]any{"id": worldID}},
+		target{name: "worldforge bench_noop", server: "ours", hdr: noopHeader, tool: benchtool.NoopTool, args: map[string]any{"id": "x"}},
+		target{name: "worldforge read_world", server: "ours", hdr: wfHeader, tool: "read_world", args: map[string]any{"id": worldID}},
 		// The same server with the fast path off: every request through
 		// the go-sdk's stateless handler.
-		target{"  same, go-sdk path only", "sdkpath", wfHeader, "read_world", map[string]any{"id": worldID}})
+		target{name: "  same, go-sdk path only", server: "sdkpath", hdr: wfHeader, tool: "read_world", args: map[string]any{"id": worldID}})
 	if *pg != "" {
-		// PostgreSQL's own processes are not pinned: they share the load
-		// generator's CPUs.
 		servers["pg"] = serveArgs(*pg)
-		targets = append(targets, target{"  same, PostgreSQL", "pg", pgHeader, "read_world", map[string]any{"id": pgWorld}})
+		targets = append(targets, target{name: "  same, PostgreSQL", server: "pg", hdr: pgHeader, tool: "read_world", args: map[string]any{"id": pgWorld}, note: pgNote})
+	}
+	targets = append(targets, target{name: "worldforge propose_wiki_page", server: "ours", hdr: proposeHeader, tool: wf.ToolProposeWikiPage, args: proposeArgs(worldID), write: true})
+	if *pg != "" {
+		targets = append(targets, target{name: "  propose_wiki_page, PostgreSQL", server: "pg", hdr: pgProposeHeader, tool: wf.ToolProposeWikiPage, args: proposeArgs(pgWorld), write: true, note: pgNote})
 	}
 	if len(filters) > 0 {
 		kept := targets[:0]
@@ -235,46 +253,61 @@ func (e *env) compare(ctx context.Context, args []string) error {
 
 	placement := "servers and load generator share every CPU"
 	if *pin {
-		placement = fmt.Sprintf("each server pinned to CPU 0, load generator on CPUs 1-%d", runtime.NumCPU()-1)
+		placement = fmt.Sprintf("each server pinned to CPU 0, load generator on CPUs 1-%d (GOMAXPROCS %d)", runtime.NumCPU()-1, runtime.GOMAXPROCS(0))
 	}
-	fmt.Fprintf(stderr, "compare: %s, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *duration, *warmup, *reps, placement)
+	fmt.Fprintf(stderr, "compare: %s, %s client, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *client, *duration, *warmup, *reps, placement)
 	var rows []bench.Row
 	for _, c := range levels {
 		sums := make([]bench.Row, len(targets))
-		cpu := make([]time.Duration, len(targets)) // server CPU over the cells, warm-up included
-		reqs := make([]int64, len(targets))
 		for rep := 0; rep < *reps; rep++ {
 			for i, tg := range targets {
 				ch := children[tg.server]
 				pid := ch.cmd.Process.Pid
-				cpu0, _ := bench.CPUTime(pid)
 				sampler := bench.StartRSSSampler(pid)
-				body := bench.ToolCallBody(1, *protocol, tg.tool, tg.args)
-				res, err := bench.Load(ctx, bench.LoadConfig{
+				cfg := bench.LoadConfig{
 					Target:      bench.Target{URL: ch.url + "/mcp", Header: tg.hdr},
-					Body:        body,
 					Concurrency: c,
 					Duration:    *duration,
 					Warmup:      *warmup,
-				})
+					Client:      *client,
+					ServerPID:   pid,
+				}
+				if tg.write {
+					// Every request files a new page: its title carries
+					// the cell and the request's number.
+					tag := fmt.Sprintf("bench %d c%d r%d #", time.Now().UnixNano(), c, rep)
+					if cfg.AppendBody, err = bench.SequencedBody(1, *protocol, tg.tool, tg.args, titlePlaceholder, tag); err != nil {
+						return err
+					}
+					cfg.Verify = bench.VerifyProposal
+				} else {
+					cfg.Body = bench.ToolCallBody(1, *protocol, tg.tool, tg.args)
+				}
+				var core coreLoad
+				if *pin {
+					cfg.OnMeasure = core.measure(0)
+				}
+				res, err := bench.Load(ctx, cfg)
 				peak, _, _ := sampler.Stop()
-				cpu1, _ := bench.CPUTime(pid)
 				if err != nil {
 					return fmt.Errorf("compare: %s at c=%d: %w", strings.TrimSpace(tg.name), c, err)
 				}
-				fmt.Fprintf(stderr, "  %-28s c=%-4d %s\n", tg.name, c, res)
+				line := res.String()
+				if *pin {
+					line += "; " + core.String(res)
+				}
+				fmt.Fprintf(stderr, "  %-30s c=%-4d %s\n", tg.name, c, line)
 				sums[i] = accumulate(sums[i], tg.name, c, res, peak)
-				cpu[i] += cpu1 - cpu0
-				reqs[i] += res.Requests
+				sums[i].Note = tg.note
 			}
 		}
-		for i, r := range sums {
+		for _, r := range sums {
 			r.Result.RPS /= float64(*reps)
-			if reqs[i] > 0 {
-				// The warm-up's requests are not counted but its CPU is:
-				// scale the measured requests by the time share.
-				share := float64(*duration+*warmup) / float64(*duration)
-				r.CPUPerReq = time.Duration(float64(cpu[i]) / (float64(reqs[i]) * share))
+			if r.Result.Requests > 0 {
+				r.CPUPerReq = r.Result.ServerCPU / time.Duration(r.Result.Requests)
+			}
+			if r.Result.Elapsed > 0 {
+				r.CPUShare = float64(r.Result.ServerCPU) / float64(r.Result.Elapsed)
 			}
 			rows = append(rows, r)
 		}
@@ -282,7 +315,61 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	bench.SetRatios(rows, "go-sdk bare (floor)")
 	bench.SetLimitRatios(rows, "net/http raw (limit)")
 	bench.FormatTable(e.Stdout, rows)
+	fmt.Fprintf(e.Stdout, "\n%s requests, %s client; %s.\n", *protocol, *client, placement)
+	fmt.Fprintf(e.Stdout, "CPU %%: the server's CPU time over the measured window, as a share of one core. client-bound: under %.0f %%,\n"+
+		"the server waited for something else (the load generator, the kernel, its database): its req/s does not measure the server.\n",
+		100*bench.ClientBoundShare)
+	if *pg != "" {
+		fmt.Fprintf(e.Stdout, "PostgreSQL rows: %s.\n", pgNote)
+	}
 	return nil
+}
+
+// pgNote is how PostgreSQL runs in the bench: a service of its own, which
+// the bench does not place.
+const pgNote = "PostgreSQL not pinned, on any CPU"
+
+// titlePlaceholder stands for a proposed page's title in the write rows'
+// request template.
+const titlePlaceholder = "TITLE-PLACEHOLDER"
+
+// proposeArgs are the arguments of the write rows' propose_wiki_page.
+func proposeArgs(worldID string) map[string]any {
+	return map[string]any{
+		"world_id":     worldID,
+		"payload":      map[string]any{"title": titlePlaceholder, "body": "A page filed by the load bench: a short paragraph of lore, as an agent would write it.", "kind": "lore"},
+		"diff_summary": "bench: a new lore page",
+	}
+}
+
+// coreLoad measures how busy CPU cpu was over a run's measured window, all
+// processes together: beside the server's own share it shows what others
+// took from the server's core.
+type coreLoad struct {
+	busy, total time.Duration
+}
+
+func (l *coreLoad) measure(cpu int) func() func() {
+	return func() func() {
+		b0, t0, err0 := bench.CoreTimes(cpu)
+		return func() {
+			b1, t1, err1 := bench.CoreTimes(cpu)
+			if err0 == nil && err1 == nil {
+				l.busy, l.total = b1-b0, t1-t0
+			}
+		}
+	}
+}
+
+// String says how CPU 0 was used over the window: by the server, by
+// everything else, idle.
+func (l *coreLoad) String(res *bench.Result) string {
+	if l.total <= 0 {
+		return "CPU 0 not read"
+	}
+	busy := float64(l.busy) / float64(l.total)
+	server := float64(res.ServerCPU) / float64(l.total)
+	return fmt.Sprintf("CPU 0: server %.0f %%, others %.0f %%, idle %.0f %%", 100*server, 100*max(busy-server, 0), 100*(1-busy))
 }
 
 // baselineDir resolves a baseline's -mcpgo / -ts flag: "off" (or empty)
@@ -341,6 +428,8 @@ func accumulate(r bench.Row, name string, c int, res *bench.Result, rss int64) b
 	r.Result.Errors += res.Errors
 	r.Result.RPS += res.RPS
 	r.Result.Elapsed += res.Elapsed
+	r.Result.ServerCPU += res.ServerCPU
+	r.Result.ClientCPU += res.ClientCPU
 	r.Result.P50 = max(r.Result.P50, res.P50)
 	r.Result.P90 = max(r.Result.P90, res.P90)
 	r.Result.P99 = max(r.Result.P99, res.P99)
