@@ -54,9 +54,12 @@ type responseHead struct {
 // it). It knows Content-Length, Content-Type, Transfer-Encoding and
 // Connection and skips the other fields; it refuses what a server should
 // not send: an unknown transfer coding, both a length and a coding,
-// conflicting lengths, folded lines.
+// conflicting lengths, folded lines, lines that do not end in CRLF.
 func parseResponseHead(head []byte) (responseHead, error) {
 	h := responseHead{contentLength: -1}
+	if bytes.Count(head, []byte("\n")) != bytes.Count(head, crlf) || bytes.Count(head, []byte("\r")) != bytes.Count(head, crlf) {
+		return h, errors.New("a bare CR or LF in the response head (lines must end in CRLF)")
+	}
 	line, rest, _ := bytes.Cut(head, crlf)
 	proto, statusText, ok := bytes.Cut(line, []byte(" "))
 	if !ok || (string(proto) != "HTTP/1.1" && string(proto) != "HTTP/1.0") {
