@@ -13,10 +13,10 @@ import (
 var program = &cli.Program{
 	Name: "worldforge-bench",
 	Commands: []cli.Command{
-		{Name: "compare", Synopsis: "[-c 1,8,64] [-duration 10s] [-warmup 1s] [-reps 2] [-protocol 2025-11-25|2026-07-28] [-pin=false] [-cpuprofile FILE] " +
+		{Name: "compare", Synopsis: "[-c 1,8,64] [-duration 10s] [-warmup 1s] [-reps 2] [-protocol 2026-07-28|2025-11-25] [-client raw|nethttp] [-pin=false] [-nice N] [-cpuprofile FILE] " +
 			"[-db DSN] [-postgres URL] [-mcpgo DIR|off] [-ts DIR|off] [-only NAMES]",
-			Summary: "load-test read_world against the other MCP stacks; prints the table",
-			Doc:     "the load comparison table ([Performance](performance.md)): read_world against raw `net/http`, the bare go-sdk, mcp-go and the TypeScript SDK in one run"},
+			Summary: "load-test read_world and a write against the other MCP stacks; prints the table",
+			Doc:     "the load comparison table ([Performance](performance.md)): read_world against raw `net/http`, the bare go-sdk, mcp-go and the TypeScript SDK, and propose_wiki_page, in one run, with each server's share of its core"},
 		{Name: "soak", Synopsis: "[-duration 10m] [-rate 200] [-sample 10s] [-db DSN] [-pin=false]",
 			Summary: "steady mixed load; reports memory, goroutines, files and errors",
 			Doc:     "memory, goroutines, files and errors over a steady mixed load (exit 1 on a failed request, a lost write or growth)"},

@@ -48,6 +48,7 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	protocol := fs.String("protocol", bench.Protocol20260728, "protocol revision of the requests: "+bench.Protocol20260728+" (stateless) or "+bench.Protocol20251125)
 	client := fs.String("client", bench.ClientRaw, "load generator: "+bench.ClientRaw+" (minimal HTTP/1.1, one keep-alive connection per worker) or "+bench.ClientNetHTTP+" (net/http's client)")
 	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run each server on CPU 0 alone (via taskset) and the load generator on the other CPUs")
+	nice := fs.Int("nice", 0, "run the servers and the load generator at this nice value, -20 to 19 (negative needs root): on a shared machine, other jobs then take less of the measured cores")
 	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file, and the baseline's to FILE.baseline")
 	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
 	pg := fs.String("postgres", "", "also run read_world and propose_wiki_page on this PostgreSQL database (postgres://…), as the rows \"same, PostgreSQL\" and \"propose_wiki_page, PostgreSQL\"")
@@ -72,6 +73,9 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	}
 	if *protocol != bench.Protocol20251125 && *protocol != bench.Protocol20260728 {
 		return cli.UsageErrorf("compare: -protocol must be %s or %s", bench.Protocol20251125, bench.Protocol20260728)
+	}
+	if *nice < -20 || *nice > 19 {
+		return cli.UsageErrorf("compare: -nice must be between -20 and 19")
 	}
 	if *client != bench.ClientRaw && *client != bench.ClientNetHTTP {
 		return cli.UsageErrorf("compare: -client must be %s or %s", bench.ClientRaw, bench.ClientNetHTTP)
@@ -141,6 +145,16 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	prefix, err := pinServers(*pin)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
+	}
+	if *nice != 0 {
+		niceBin, err := exec.LookPath("nice")
+		if err != nil {
+			return fmt.Errorf("compare: -nice needs the nice command: %w", err)
+		}
+		if err := niceSelf(*nice); err != nil {
+			return fmt.Errorf("compare: -nice: %w", err)
+		}
+		prefix = append([]string{niceBin, "-n", strconv.Itoa(*nice)}, prefix...)
 	}
 
 	// The rows, in table order. Each names how its server is started; rows
@@ -254,6 +268,9 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	placement := "servers and load generator share every CPU"
 	if *pin {
 		placement = fmt.Sprintf("each server pinned to CPU 0, load generator on CPUs 1-%d (GOMAXPROCS %d)", runtime.NumCPU()-1, runtime.GOMAXPROCS(0))
+	}
+	if *nice != 0 {
+		placement += fmt.Sprintf(", both at nice %d", *nice)
 	}
 	fmt.Fprintf(stderr, "compare: %s, %s client, %s per cell after %s warm-up, %d interleaved rep(s), %s\n", *protocol, *client, *duration, *warmup, *reps, placement)
 	var rows []bench.Row

@@ -1,7 +1,7 @@
 // Command worldforge-bench load-tests the WorldForge server and draws the
 // growth charts of docs/performance.md.
 //
-//	worldforge-bench compare [-c 1,8,64] [-duration 10s] [-reps 2] [-protocol REV] [-postgres URL] [-mcpgo DIR|off] [-ts DIR|off] [-only NAMES] [flags]
+//	worldforge-bench compare [-c 1,8,64] [-duration 10s] [-reps 2] [-protocol REV] [-client raw|nethttp] [-nice N] [-postgres URL] [-mcpgo DIR|off] [-ts DIR|off] [-only NAMES] [flags]
 //	worldforge-bench soak [-duration 10m] [-rate 200] [-sample 10s]
 //	worldforge-bench soak -large-world N [-clients 8] [-max-rss 128MiB] [-duration 15s]
 //	worldforge-bench plot -in FILE -out FILE.svg -size KEYS [-metric ns/op|B/op] [-title T] [-note TEXT] [-match RE]

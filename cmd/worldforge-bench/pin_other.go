@@ -5,3 +5,5 @@ package main
 import "errors"
 
 func pinSelf([]int) error { return errors.New("pinning CPUs is supported on Linux only") }
+
+func niceSelf(int) error { return errors.New("-nice is supported on Linux only") }
