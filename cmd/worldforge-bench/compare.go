@@ -48,7 +48,7 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	protocol := fs.String("protocol", bench.Protocol20260728, "protocol revision of the requests: "+bench.Protocol20260728+" (stateless) or "+bench.Protocol20251125)
 	client := fs.String("client", bench.ClientRaw, "load generator: "+bench.ClientRaw+" (minimal HTTP/1.1, one keep-alive connection per worker) or "+bench.ClientNetHTTP+" (net/http's client)")
 	pin := fs.Bool("pin", runtime.NumCPU() >= 2, "run each server on CPU 0 alone (via taskset) and the load generator on the other CPUs")
-	nice := fs.Int("nice", 0, "run the servers and the load generator at this nice value, -20 to 19 (negative needs root): on a shared machine, other jobs then take less of the measured cores")
+	nice := fs.Int("nice", 0, "run the servers and the load generator at this nice value, -20 to 19, their scheduler autogroup too (negative needs root): on a shared machine, other jobs then take less of the measured cores")
 	profile := fs.String("cpuprofile", "", "write the worldforge server's CPU profile to this file, and the baseline's to FILE.baseline")
 	dbf := fs.String("db", "", "database for the worldforge server (default: a fresh SQLite file in a temporary directory)")
 	pg := fs.String("postgres", "", "also run read_world and propose_wiki_page on this PostgreSQL database (postgres://…), as the rows \"same, PostgreSQL\" and \"propose_wiki_page, PostgreSQL\"")
@@ -154,6 +154,11 @@ func (e *env) compare(ctx context.Context, args []string) error {
 		if err := niceSelf(*nice); err != nil {
 			return fmt.Errorf("compare: -nice: %w", err)
 		}
+		restore, err := niceAutogroup(*nice)
+		if err != nil {
+			return fmt.Errorf("compare: -nice: %w", err)
+		}
+		defer restore()
 		prefix = append([]string{niceBin, "-n", strconv.Itoa(*nice)}, prefix...)
 	}
 
@@ -276,6 +281,8 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	var rows []bench.Row
 	for _, c := range levels {
 		sums := make([]bench.Row, len(targets))
+		others := make([]time.Duration, len(targets)) // CPU 0's time used by other processes
+		coreTotal := make([]time.Duration, len(targets))
 		for rep := 0; rep < *reps; rep++ {
 			for i, tg := range targets {
 				ch := children[tg.server]
@@ -316,9 +323,16 @@ func (e *env) compare(ctx context.Context, args []string) error {
 				fmt.Fprintf(stderr, "  %-30s c=%-4d %s\n", tg.name, c, line)
 				sums[i] = accumulate(sums[i], tg.name, c, res, peak)
 				sums[i].Note = tg.note
+				others[i] += core.others(res)
+				coreTotal[i] += core.total
 			}
 		}
-		for _, r := range sums {
+		for i, r := range sums {
+			if coreTotal[i] > 0 {
+				if share := float64(others[i]) / float64(coreTotal[i]); share >= 0.05 {
+					r.Note = strings.TrimPrefix(r.Note+fmt.Sprintf("; others took %.0f %% of CPU 0", 100*share), "; ")
+				}
+			}
 			r.Result.RPS /= float64(*reps)
 			if r.Result.Requests > 0 {
 				r.CPUPerReq = r.Result.ServerCPU / time.Duration(r.Result.Requests)
@@ -334,7 +348,8 @@ func (e *env) compare(ctx context.Context, args []string) error {
 	bench.FormatTable(e.Stdout, rows)
 	fmt.Fprintf(e.Stdout, "\n%s requests, %s client; %s.\n", *protocol, *client, placement)
 	fmt.Fprintf(e.Stdout, "CPU %%: the server's CPU time over the measured window, as a share of one core. client-bound: under %.0f %%,\n"+
-		"the server waited for something else (the load generator, the kernel, its database): its req/s does not measure the server.\n",
+		"the server waited for something else (the load generator, the kernel, its database) or, where the note says so,\n"+
+		"other processes took its core: its req/s does not measure the server.\n",
 		100*bench.ClientBoundShare)
 	if *pg != "" {
 		fmt.Fprintf(e.Stdout, "PostgreSQL rows: %s.\n", pgNote)
@@ -376,6 +391,12 @@ func (l *coreLoad) measure(cpu int) func() func() {
 			}
 		}
 	}
+}
+
+// others is the time other processes than the server used CPU 0 over
+// the window.
+func (l *coreLoad) others(res *bench.Result) time.Duration {
+	return max(l.busy-res.ServerCPU, 0)
 }
 
 // String says how CPU 0 was used over the window: by the server, by

@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,4 +52,27 @@ func niceSelf(n int) error {
 		}
 	}
 	return nil
+}
+
+// niceAutogroup sets the nice value of this process's scheduler autogroup
+// (its session's, which the servers it starts share) and returns a
+// function that restores the old one. With autogroups on, the scheduler
+// shares a CPU between sessions first, so a thread's own nice value only
+// counts against the threads of its session. Without autogroups (no
+// /proc/self/autogroup) it does nothing.
+func niceAutogroup(n int) (restore func(), err error) {
+	const path = "/proc/self/autogroup"
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return func() {}, nil
+	}
+	// "/autogroup-116 nice 0"
+	f := strings.Fields(string(old))
+	if len(f) != 3 || f[1] != "nice" {
+		return nil, fmt.Errorf("nice: unexpected %s: %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strconv.Itoa(n)), 0); err != nil {
+		return nil, fmt.Errorf("nice: autogroup: %w", err)
+	}
+	return func() { os.WriteFile(path, []byte(f[2]), 0) }, nil
 }

@@ -7,3 +7,5 @@ import "errors"
 func pinSelf([]int) error { return errors.New("pinning CPUs is supported on Linux only") }
 
 func niceSelf(int) error { return errors.New("-nice is supported on Linux only") }
+
+func niceAutogroup(int) (func(), error) { return func() {}, nil }
