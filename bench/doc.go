@@ -2,14 +2,25 @@
 // transport and measures what a request costs.
 //
 // [Load] drives a closed loop: Concurrency workers, each keeping one request
-// in flight over a shared pool of keep-alive connections, post a JSON-RPC
+// in flight over a keep-alive connection of its own, post a JSON-RPC
 // tools/call (built by [ToolCallBody] and [ToolCallHeaders] for the
-// 2026-07-28 or 2025-11-25 protocol revision) for a fixed Duration, read
-// every response to the end and verify it ([DefaultVerify]: HTTP 200, a
-// JSON-RPC result, no error, no isError — JSON or SSE bodies). It reports
-// throughput (req/s), latency percentiles from a log-linear histogram and
-// the error count; [RSSSampler] adds the server's peak and last resident
-// memory, and [FormatTable] prints runs side by side.
+// 2026-07-28 or 2025-11-25 protocol revision, or one distinct body per
+// request by [SequencedBody]) for a fixed Duration, read every response to
+// the end and verify it ([DefaultVerify]: HTTP 200, a JSON-RPC result, no
+// error, no isError — JSON or SSE bodies; [VerifyProposal] for writes). It
+// reports throughput (req/s), latency percentiles from a log-linear
+// histogram, the error count, and the CPU time the server and the load
+// generator used over the measured phase; [RSSSampler] adds the server's
+// peak and last resident memory, and [FormatTable] prints runs side by
+// side, marking the rows whose server stayed under [ClientBoundShare] of
+// its core.
+//
+// The default client, [ClientRaw], is built to cost the generator as
+// little as possible, so that the server, not the client, is what a run
+// measures: requests built once, a minimal HTTP/1.1 response reader
+// (Content-Length, chunked, or to the end of the connection) into buffers
+// each worker reuses, and an allocation-free check of the answer. Its hot
+// loop allocates nothing. [ClientNetHTTP] uses net/http's client instead.
 //
 // [NewBaselineHandler] is the floor those numbers are compared against: a
 // bare go-sdk server (stateless, JSON responses, one shared *mcp.Server)

@@ -75,7 +75,9 @@ type LoadConfig struct {
 	Verify VerifyFunc
 	// MaxRequests, if positive, caps the number of measured requests.
 	MaxRequests int
-	// Timeout bounds a single request; 0 means DefaultRequestTimeout.
+	// Timeout bounds a single request; 0 means DefaultRequestTimeout. The
+	// raw client moves its connection's deadline only every half Timeout,
+	// so a request of its may run up to 1.5 × Timeout.
 	Timeout time.Duration
 }
 
