@@ -485,3 +485,42 @@ func rawLoop(t testing.TB, resp []byte) (*rawConn, func()) {
 	c := newRawConn(req, 10*time.Second, true)
 	return c, func() { c.close(); ln.Close() }
 }
+
+// TestVerifyProposal: a propose answer passes only with a proposal id.
+func TestVerifyProposal(t *testing.T) {
+	h := http.Header{"Content-Type": {"application/json"}}
+	wrap := func(text string) []byte {
+		q, _ := json.Marshal(text)
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":` + string(q) + `}]}}`)
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		err  string
+	}{
+		{"proposal", wrap(`{"proposal_id":"p_1","audit_id":"p_1"}`), ""},
+		{"empty id", wrap(`{"proposal_id":""}`), "no proposal_id"},
+		{"not JSON", wrap(`filed`), "no proposal_id"},
+		{"no content", []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`), "no text content"},
+		{"tool error", []byte(`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"quota"}]}}`), "tool error"},
+	} {
+		err := VerifyProposal(200, h, tc.body)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+		}
+	}
+}
+
+// TestCoreTimes reads CPU 0's times from /proc/stat (Linux only).
+func TestCoreTimes(t *testing.T) {
+	busy, total, err := CoreTimes(0)
+	if err != nil {
+		t.Skipf("no /proc/stat: %v", err)
+	}
+	if total <= 0 || busy < 0 || busy > total {
+		t.Errorf("busy %v, total %v", busy, total)
+	}
+	if _, _, err := CoreTimes(1 << 20); err == nil {
+		t.Error("no error for a CPU that does not exist")
+	}
+}
