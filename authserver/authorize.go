@@ -15,6 +15,9 @@ import (
 	"github.com/worldforge-go/worldforge/authserver/clientmeta"
 )
 
+// codePrefix starts every authorization code.
+const codePrefix = "wfc_"
+
 // Request is a checked authorization request, as the consent page shows
 // it.
 type Request struct {
@@ -31,6 +34,7 @@ type Request struct {
 	// Query is the request's query string, which the consent form sends
 	// back.
 	Query string
+	doc   *document
 }
 
 // AuthorizeError is a refused authorization request. With RedirectURI
@@ -191,7 +195,7 @@ func (s *Server) CheckAuthorize(ctx context.Context, q url.Values) (*Request, er
 	}
 	return &Request{
 		ClientID: clientID, ClientName: name, ClientURI: doc.ClientURI, RedirectURI: redirect, RedirectHost: ru.Host,
-		State: state, Challenge: challenge, Scopes: scopes, Resource: resource, Query: q.Encode(),
+		State: state, Challenge: challenge, Scopes: scopes, Resource: resource, Query: q.Encode(), doc: doc,
 	}, nil
 }
 
@@ -208,7 +212,12 @@ func (s *Server) Approve(ctx context.Context, req *Request, userID string, scope
 			return "", wf.BadRequest("scope %q was not asked for", sc)
 		}
 	}
-	code, hash, err := auth.NewOAuthSecret("wfc_")
+	if req.doc != nil {
+		if err := s.saveClient(ctx, req.doc); err != nil {
+			return "", fmt.Errorf("approve: %w", err)
+		}
+	}
+	code, hash, err := auth.NewOAuthSecret(codePrefix)
 	if err != nil {
 		return "", fmt.Errorf("approve: %w", err)
 	}

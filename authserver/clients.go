@@ -82,8 +82,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 }
 
 // client returns the client: a registered one from the store, or, for a
-// client ID metadata document URL, the document fetched now (and kept in
-// the store, for its name on the console). A client that cannot be used
+// client ID metadata document URL, the document fetched now (stored only
+// when a person approves it: saveClient). A client that cannot be used
 // is a *clientmeta.Error with code invalid_client.
 func (s *Server) client(ctx context.Context, id string) (*document, error) {
 	if clientmeta.IsClientIDURL(id) {
@@ -95,16 +95,7 @@ func (s *Server) client(ctx context.Context, id string) (*document, error) {
 			}
 			return nil, &clientmeta.Error{Code: clientmeta.CodeInvalidClient, Description: "the client metadata document could not be read"}
 		}
-		doc := documentOf(id, time.Time{}, m)
-		raw, err := json.Marshal(doc)
-		if err != nil {
-			return nil, err
-		}
-		now := s.now()
-		if err := s.store.SaveOAuthClient(ctx, &wf.OAuthClient{ID: id, Name: m.ClientName, Document: raw, CreatedAt: now, UpdatedAt: now}); err != nil {
-			return nil, err
-		}
-		return doc, nil
+		return documentOf(id, time.Time{}, m), nil
 	}
 	if id == "" || len(id) > clientmeta.MaxURILength {
 		return nil, &clientmeta.Error{Code: clientmeta.CodeInvalidClient, Description: "unknown client_id"}
@@ -120,6 +111,20 @@ func (s *Server) client(ctx context.Context, id string) (*document, error) {
 		return nil, fmt.Errorf("client %s: stored document: %w", id, err)
 	}
 	return &doc, nil
+}
+
+// saveClient stores (or refreshes) the document of a client known by its
+// metadata document URL, which its codes and grants name.
+func (s *Server) saveClient(ctx context.Context, doc *document) error {
+	if !clientmeta.IsClientIDURL(doc.ClientID) {
+		return nil
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	return s.store.SaveOAuthClient(ctx, &wf.OAuthClient{ID: doc.ClientID, Name: doc.ClientName, Document: raw, CreatedAt: now, UpdatedAt: now})
 }
 
 // serverError answers 500 server_error and logs the cause.

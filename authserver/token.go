@@ -116,7 +116,7 @@ func (s *Server) exchangeCode(w http.ResponseWriter, r *http.Request, f map[stri
 	}
 	ctx := r.Context()
 	invalid := func(desc string) { writeOAuthError(w, http.StatusBadRequest, "invalid_grant", desc) }
-	if !auth.WellFormedOAuth("wfc_", code) {
+	if !auth.WellFormedOAuth(codePrefix, code) {
 		invalid("unknown authorization code")
 		return
 	}
