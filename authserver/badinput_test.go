@@ -336,3 +336,87 @@ func TestMetadataDocumentClient(t *testing.T) {
 		t.Fatalf("internal document: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 }
+
+// TestRevocationReplicas: a grant revoked through one server is refused
+// by another server on the same database once its cached answer (at
+// most the cache TTL old) expires, and by the revoking server at once;
+// an access token past its lifetime is refused.
+func TestRevocationReplicas(t *testing.T) {
+	s := start(t, nil)
+	f := newFlow(t, s)
+	tr := f.tokens("world:read")
+	var skew atomic.Int64
+	replica, err := auth.New(context.Background(), s.DB, &auth.Options{Resource: s.URL + "/mcp",
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replica.Authenticate(context.Background(), tr.AccessToken); err != nil {
+		t.Fatalf("replica before revocation: %v", err)
+	}
+	if r := f.post("/revoke", url.Values{"token": {tr.AccessToken}, "client_id": {f.clientID}}); r.Status != 200 {
+		t.Fatalf("revoke: %+v", r)
+	}
+	if _, err := s.Auth.Authenticate(context.Background(), tr.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
+		t.Fatalf("revoking server: %v", err)
+	}
+	skew.Store(int64(auth.DefaultCacheTTL))
+	if _, err := replica.Authenticate(context.Background(), tr.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
+		t.Fatalf("replica one cache TTL after revocation: %v", err)
+	}
+
+	tr2 := f.tokens("world:read")
+	skew.Store(int64(authserver.DefaultAccessTTL + time.Second))
+	if _, err := replica.Authenticate(context.Background(), tr2.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
+		t.Fatalf("expired access token: %v", err)
+	}
+}
+
+// TestDisconnectApp: the keys page's Revoke ends every token the app
+// holds for the person; the app is no longer listed.
+func TestDisconnectApp(t *testing.T) {
+	s := start(t, nil)
+	f := newFlow(t, s)
+	tr := f.tokens("world:read")
+	tr2 := f.tokens("world:read")
+	resp, b := f.do("GET", "/keys", nil, map[string]string{"Cookie": "wf_session=" + f.cookie})
+	m := csrfRE.FindSubmatch(b)
+	if resp.StatusCode != 200 || m == nil || strings.Count(string(b), `class="app"`) != 1 {
+		t.Fatalf("keys page: %d, want one connected app", resp.StatusCode)
+	}
+	form := url.Values{"csrf": {string(m[1])}, "client": {f.clientID}}
+	resp, _ = f.do("POST", "/keys/apps/revoke", strings.NewReader(form.Encode()),
+		map[string]string{"Cookie": "wf_session=" + f.cookie, "Content-Type": "application/x-www-form-urlencoded"})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke app: %d", resp.StatusCode)
+	}
+	for _, tok := range []string{tr.AccessToken, tr2.AccessToken} {
+		if status, _, _ := f.mcpCall(tok, "read_world", map[string]any{"id": s.World.ID}); status != 401 {
+			t.Fatalf("token of a disconnected app: %d", status)
+		}
+	}
+	if r := f.refresh(tr2.RefreshToken); r.Error != "invalid_grant" {
+		t.Fatalf("refresh of a disconnected app: %+v", r)
+	}
+	_, b = f.do("GET", "/keys", nil, map[string]string{"Cookie": "wf_session=" + f.cookie})
+	if strings.Contains(string(b), `class="app"`) {
+		t.Fatal("disconnected app still listed")
+	}
+}
+
+// TestChallenges: 401s from REST and /mcp name the resource metadata.
+func TestChallenges(t *testing.T) {
+	s := start(t, nil)
+	f := &flow{t: t, s: s}
+	want := `resource_metadata="` + s.URL + `/.well-known/oauth-protected-resource/mcp"`
+	for _, h := range []map[string]string{nil, {"Authorization": "Bearer wfa_" + strings.Repeat("a", 32)}, {"Authorization": "Basic eDp5"}} {
+		resp, _ := f.do("GET", "/me", nil, h)
+		if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
+			t.Fatalf("GET /me %v: %d %q", h, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	resp, _ := f.do("GET", "/mcp", nil, map[string]string{"Accept": "text/event-stream"})
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
+		t.Fatalf("GET /mcp: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
