@@ -248,7 +248,7 @@ func TestWrongResource(t *testing.T) {
 	if _, err := other.Authenticate(context.Background(), tr.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
 		t.Fatalf("token for another resource: %v", err)
 	}
-	if a, err := s.Auth.Authenticate(context.Background(), tr.AccessToken); err != nil || a.Kind != auth.CredentialOAuth || len(a.Scopes) != 1 || a.Scopes[0] != "world:read" {
+	if a, err := s.Auth.Authenticate(context.Background(), tr.AccessToken); err != nil || a.Kind != wf.CredentialOAuth || len(a.Scopes) != 1 || a.Scopes[0] != "world:read" {
 		t.Fatalf("token for this resource: %+v %v", a, err)
 	}
 	// A refresh token is not an access token.
