@@ -420,3 +420,50 @@ func TestChallenges(t *testing.T) {
 		t.Fatalf("GET /mcp: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 }
+
+// TestConcurrentClaims sends one code, then one refresh token, to
+// /token from many goroutines at once: exactly one request wins, every
+// other is invalid_grant, and the winner's tokens end revoked (a second
+// use means a copy exists).
+func TestConcurrentClaims(t *testing.T) {
+	s := start(t, nil)
+	f := newFlow(t, s)
+	const n = 16
+	claim := func(send func() tokenResp) (winner tokenResp) {
+		t.Helper()
+		results := make(chan tokenResp, n)
+		start := make(chan struct{})
+		for range n {
+			go func() {
+				<-start
+				results <- send()
+			}()
+		}
+		close(start)
+		wins := 0
+		for range n {
+			r := <-results
+			switch {
+			case r.Status == 200:
+				wins++
+				winner = r
+			case r.Error != "invalid_grant":
+				t.Errorf("a losing request got %+v, want invalid_grant", r)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d requests won, want 1", wins)
+		}
+		return winner
+	}
+	code := f.code("world:read")
+	won := claim(func() tokenResp { return f.exchange(code) })
+	if status, _, _ := f.mcpCall(won.AccessToken, "read_world", map[string]any{"id": s.World.ID}); status != 401 {
+		t.Fatalf("token of a code used %d times: %d", n, status)
+	}
+	tr := f.tokens("world:read")
+	won = claim(func() tokenResp { return f.refresh(tr.RefreshToken) })
+	if status, _, _ := f.mcpCall(won.AccessToken, "read_world", map[string]any{"id": s.World.ID}); status != 401 {
+		t.Fatalf("token of a refresh token used %d times: %d", n, status)
+	}
+}

@@ -1,6 +1,7 @@
 package authserver_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -77,6 +78,11 @@ func TestFlow(t *testing.T) {
 		t.Fatalf("REST without world:write: %d %q", resp.StatusCode, wa)
 	}
 
+	// The use is recorded for the keys page.
+	apps, err := s.OAuth.ConnectedApps(context.Background(), s.Owner.ID)
+	if err != nil || len(apps) != 1 || apps[0].Name != "Test Agent" || apps[0].LastUsedAt == nil || len(apps[0].Scopes) != 1 {
+		t.Fatalf("connected apps: %+v %v", apps, err)
+	}
 	// The console lists the app.
 	resp, b = f.do("GET", "/keys", nil, map[string]string{"Cookie": "wf_session=" + f.cookie})
 	if resp.StatusCode != 200 || !strings.Contains(string(b), "Connected apps") || !strings.Contains(string(b), "Test Agent") {
