@@ -158,6 +158,19 @@ func TestTokenBadInput(t *testing.T) {
 	if resp.StatusCode != 400 {
 		t.Fatalf("JSON body: %d", resp.StatusCode)
 	}
+	// A client with one redirect URI may leave it out of both requests.
+	q := f.authorizeQuery("world:read")
+	q.Del("redirect_uri")
+	csrf, request := f.consentForm(q)
+	resp, _ = f.decide(csrf, request, "approve", "world:read")
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if !strings.HasPrefix(loc.String(), f.redirect+"?") {
+		t.Fatalf("without redirect_uri: redirected to %s", loc)
+	}
+	noRedirect := url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")}, "client_id": {f.clientID}, "code_verifier": {f.verifier}}
+	if tr := f.post("/token", noRedirect); tr.Status != 200 {
+		t.Fatalf("token without redirect_uri: %+v", tr)
+	}
 	// After all that the code still works, once.
 	if tr := f.post("/token", good); tr.Status != 200 {
 		t.Fatalf("the code after the refusals: %+v", tr)

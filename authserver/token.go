@@ -213,7 +213,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, f map[string]st
 		invalid("the refresh token was issued to another client")
 		return
 	}
-	if sc, ok := f["scope"]; ok {
+	if sc := f["scope"]; sc != "" {
 		want, err := ParseScope(sc)
 		if err != nil || !sameSet(want, g.Scopes) {
 			writeOAuthError(w, http.StatusBadRequest, "invalid_scope", "a refresh keeps the scopes granted: "+strings.Join(g.Scopes, " "))
