@@ -15,7 +15,9 @@ import (
 	"github.com/worldforge-go/worldforge/auth"
 	"github.com/worldforge-go/worldforge/authserver"
 	"github.com/worldforge-go/worldforge/authserver/clientmeta"
+	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
+	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
 // unchanged fails the test if the store was written since before.
@@ -439,7 +441,10 @@ func TestChallenges(t *testing.T) {
 // other is invalid_grant, and the winner's tokens end revoked (a second
 // use means a copy exists).
 func TestConcurrentClaims(t *testing.T) {
-	s := start(t, nil)
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) { testConcurrentClaims(t, startOn(t, db, nil)) })
+}
+
+func testConcurrentClaims(t *testing.T, s *testserver.Server) {
 	f := newFlow(t, s)
 	const n = 16
 	claim := func(send func() tokenResp) (winner tokenResp) {

@@ -6,6 +6,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/testserver"
+	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
 // TestFlow runs the whole MCP authorization flow by plain HTTP against a
@@ -13,7 +17,10 @@ import (
 // session, consent narrowing the scopes, code, token, tool calls on /mcp
 // with exactly the granted scopes, refresh, revocation.
 func TestFlow(t *testing.T) {
-	s := start(t, nil)
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) { testFlow(t, startOn(t, db, nil)) })
+}
+
+func testFlow(t *testing.T, s *testserver.Server) {
 	f := newFlow(t, s)
 
 	// Discovery: the 401 names the resource metadata, which names the
