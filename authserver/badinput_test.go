@@ -392,8 +392,12 @@ func TestRevocationReplicas(t *testing.T) {
 func TestDisconnectApp(t *testing.T) {
 	s := start(t, nil)
 	f := newFlow(t, s)
+	audited := s.AuditCount(t)
 	tr := f.tokens("world:read")
 	tr2 := f.tokens("world:read")
+	if n := s.AuditCount(t) - audited; n != 2 {
+		t.Fatalf("two consents wrote %d audit rows, want 2", n)
+	}
 	resp, b := f.do("GET", "/keys", nil, map[string]string{"Cookie": "wf_session=" + f.cookie})
 	m := csrfRE.FindSubmatch(b)
 	if resp.StatusCode != 200 || m == nil || strings.Count(string(b), `class="app"`) != 1 {
@@ -404,6 +408,9 @@ func TestDisconnectApp(t *testing.T) {
 		map[string]string{"Cookie": "wf_session=" + f.cookie, "Content-Type": "application/x-www-form-urlencoded"})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke app: %d", resp.StatusCode)
+	}
+	if n := s.AuditCount(t) - audited; n != 3 {
+		t.Fatalf("consents and disconnect wrote %d audit rows, want 3", n)
 	}
 	for _, tok := range []string{tr.AccessToken, tr2.AccessToken} {
 		if status, _, _ := f.mcpCall(tok, "read_world", map[string]any{"id": s.World.ID}); status != 401 {
