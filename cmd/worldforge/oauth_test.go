@@ -9,7 +9,7 @@ import (
 
 // TestServeOAuth: `serve` on a loopback address serves the OAuth
 // metadata with the bound address as issuer, and names it in 401s;
-// --oauth=false serves none.
+// --oauth=false and --console=false serve none.
 func TestServeOAuth(t *testing.T) {
 	t.Parallel()
 	dsn, _ := newDSN(t)
@@ -35,15 +35,17 @@ func TestServeOAuth(t *testing.T) {
 	}
 	s.stop(t)
 
-	off := startServe(t, dsn, "--log-level", "warn", "--oauth=false")
-	base = strings.TrimSuffix(off.url, "/mcp")
-	resp, err = http.Get(base + "/.well-known/oauth-authorization-server")
-	if err != nil {
-		t.Fatal(err)
+	for _, flag := range []string{"--oauth=false", "--console=false"} {
+		off := startServe(t, dsn, "--log-level", "warn", flag)
+		base = strings.TrimSuffix(off.url, "/mcp")
+		resp, err = http.Get(base + "/.well-known/oauth-authorization-server")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Fatalf("%s: metadata answered %d", flag, resp.StatusCode)
+		}
+		off.stop(t)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 404 {
-		t.Fatalf("--oauth=false: metadata answered %d", resp.StatusCode)
-	}
-	off.stop(t)
 }
