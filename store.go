@@ -108,6 +108,15 @@ type WorldStore interface {
 	// kept in pieces to the client as it reads it (StreamWorld), instead
 	// of holding it whole.
 	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
+	// ReadWorldSince is ReadWorldDeferred for a caller that holds an
+	// answer read at stamp (0 for none). The store gives a world a new
+	// stamp, never used before, in every transaction that changes what
+	// ReadWorldDeferred returns for it, whichever process writes. When
+	// stamp is still the world's, ReadWorldSince returns nil parts and
+	// that stamp (unchanged: the caller's answer is current); otherwise
+	// what ReadWorldDeferred returns, with the stamp of that state (0 if
+	// the world has none: do not keep the answer).
+	ReadWorldSince(ctx context.Context, worldID string, stamp int64) (w *World, rt *WorldRuntime, doc *DocInfo, now int64, err error)
 	// StreamWorld reads the world, its runtime state and its document
 	// from one snapshot of the store, which no concurrent write changes.
 	// When the document is kept whole, doc is nil and w.JSON holds it;

@@ -118,6 +118,8 @@ type Server struct {
 	byName map[string]*toolDef
 	// maxBuffered is Options.MaxBufferedAnswerBytes or its default.
 	maxBuffered int64
+	// answers are read_world's kept answers (worldcache.go).
+	answers worldAnswers
 }
 
 // New builds the MCP server with every tool registered.
@@ -633,6 +635,10 @@ func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name str
 			return nil, err
 		}
 		return json.RawMessage(buf.Bytes()), nil
+	}
+	if r, ok := res.(json.RawMessage); ok && err == nil {
+		// A copy: read_world's answer may be one kept for other calls.
+		return slices.Clone(r), nil
 	}
 	return res, err
 }
