@@ -155,10 +155,14 @@ func TestReadWorldReplicas(t *testing.T) {
 				}, func(w replicaWorld) bool { return w.Name == "Renamed" }},
 				{"presence insert", func() error {
 					return b.DB.SetPresence(ctx, &wf.Presence{WorldID: world.ID, UserID: a.Player.ID, X: 1, Y: 1})
-				}, func(w replicaWorld) bool { return len(w.JSON.Runtime.Presence) == 1 && w.JSON.Runtime.Presence[0].X == 1 }},
+				}, func(w replicaWorld) bool {
+					return len(w.JSON.Runtime.Presence) == 1 && w.JSON.Runtime.Presence[0].X == 1
+				}},
 				{"presence update", func() error {
 					return a.DB.SetPresence(ctx, &wf.Presence{WorldID: world.ID, UserID: a.Player.ID, X: 2, Y: 1})
-				}, func(w replicaWorld) bool { return len(w.JSON.Runtime.Presence) == 1 && w.JSON.Runtime.Presence[0].X == 2 }},
+				}, func(w replicaWorld) bool {
+					return len(w.JSON.Runtime.Presence) == 1 && w.JSON.Runtime.Presence[0].X == 2
+				}},
 				{"opened insert", func() error {
 					return raw.ExecForTest(ctx, "INSERT INTO opened_pois (world_id, poi_id, opened_by, opened_at) VALUES (?, ?, ?, 1)", world.ID, a.POI.ID, a.Player.ID)
 				}, func(w replicaWorld) bool { return len(w.JSON.Runtime.OpenedPOIs) == 1 }},
@@ -167,10 +171,14 @@ func TestReadWorldReplicas(t *testing.T) {
 				}, func(w replicaWorld) bool { return len(w.JSON.Runtime.OpenedPOIs) == 0 }},
 				{"inventory insert", func() error {
 					return raw.ExecForTest(ctx, "INSERT INTO inventory (world_id, user_id, item_id, poi_id, name, picked_at) VALUES (?, ?, 'gem', ?, 'Gem', 1)", world.ID, a.Player.ID, a.POI.ID)
-				}, func(w replicaWorld) bool { return len(w.JSON.Runtime.PickedItems) == 1 && w.JSON.Runtime.PickedItems[0].Name == "Gem" }},
+				}, func(w replicaWorld) bool {
+					return len(w.JSON.Runtime.PickedItems) == 1 && w.JSON.Runtime.PickedItems[0].Name == "Gem"
+				}},
 				{"inventory update", func() error {
 					return raw.ExecForTest(ctx, "UPDATE inventory SET name = 'Ruby' WHERE world_id = ?", world.ID)
-				}, func(w replicaWorld) bool { return len(w.JSON.Runtime.PickedItems) == 1 && w.JSON.Runtime.PickedItems[0].Name == "Ruby" }},
+				}, func(w replicaWorld) bool {
+					return len(w.JSON.Runtime.PickedItems) == 1 && w.JSON.Runtime.PickedItems[0].Name == "Ruby"
+				}},
 				{"inventory delete", func() error {
 					return raw.ExecForTest(ctx, "DELETE FROM inventory WHERE world_id = ?", world.ID)
 				}, func(w replicaWorld) bool { return len(w.JSON.Runtime.PickedItems) == 0 }},

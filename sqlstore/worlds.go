@@ -189,7 +189,7 @@ func readWorld(ctx context.Context, q querier, worldID string, withDoc bool) (*w
 	rt := &worldforge.WorldRuntime{Presence: []worldforge.Presence{}, OpenedPOIs: []string{}, PickedItems: []worldforge.InventoryItem{}}
 	for rows.Next() {
 		var (
-			kind, s1, s2, s3, s4, s5   string
+			kind, s1, s2, s3, s4, s5       string
 			n1, n2, n3, n4, n5, n6, n8, n9 int64
 			n7                             sql.NullInt64
 		)
