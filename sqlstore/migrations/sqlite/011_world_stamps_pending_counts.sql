@@ -83,3 +83,26 @@ CREATE TRIGGER inventory_stamp_delete AFTER DELETE ON inventory BEGIN
     UPDATE world_stamp_counter SET n = n + 1;
     UPDATE world_stamps SET stamp = (SELECT n FROM world_stamp_counter) WHERE world_id = OLD.world_id;
 END;
+
+-- Each proposer's pending proposals, counted by triggers on proposals, so
+-- that the quota check at filing reads one row instead of counting the
+-- proposer's proposals (a walk of all of them, decided ones included).
+CREATE TABLE pending_proposal_counts (
+    actor_id TEXT PRIMARY KEY,
+    n        INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO pending_proposal_counts (actor_id, n)
+    SELECT actor_id, COUNT(*) FROM proposals WHERE status = 'pending' GROUP BY actor_id;
+
+CREATE TRIGGER proposals_pending_insert AFTER INSERT ON proposals WHEN NEW.status = 'pending' BEGIN
+    INSERT INTO pending_proposal_counts (actor_id, n) VALUES (NEW.actor_id, 1)
+        ON CONFLICT (actor_id) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER proposals_pending_delete AFTER DELETE ON proposals WHEN OLD.status = 'pending' BEGIN
+    UPDATE pending_proposal_counts SET n = n - 1 WHERE actor_id = OLD.actor_id;
+END;
+CREATE TRIGGER proposals_pending_update AFTER UPDATE OF status, actor_id ON proposals BEGIN
+    UPDATE pending_proposal_counts SET n = n - 1 WHERE actor_id = OLD.actor_id AND OLD.status = 'pending';
+    INSERT INTO pending_proposal_counts (actor_id, n) SELECT NEW.actor_id, 1 WHERE NEW.status = 'pending'
+        ON CONFLICT (actor_id) DO UPDATE SET n = n + 1;
+END;

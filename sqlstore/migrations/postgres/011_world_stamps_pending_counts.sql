@@ -53,3 +53,29 @@ CREATE TRIGGER opened_pois_stamped AFTER INSERT OR UPDATE OR DELETE ON opened_po
     FOR EACH ROW EXECUTE FUNCTION world_runtime_stamped();
 CREATE TRIGGER inventory_stamped AFTER INSERT OR UPDATE OR DELETE ON inventory
     FOR EACH ROW EXECUTE FUNCTION world_runtime_stamped();
+
+-- Each proposer's pending proposals, counted by triggers on proposals, so
+-- that the quota check at filing reads one row instead of counting the
+-- proposer's proposals (a walk of all of them, decided ones included).
+-- The check runs with the proposer's user row locked, so the counts of
+-- one proposer change one transaction at a time.
+CREATE TABLE pending_proposal_counts (
+    actor_id TEXT PRIMARY KEY,
+    n        BIGINT NOT NULL
+);
+INSERT INTO pending_proposal_counts (actor_id, n)
+    SELECT actor_id, COUNT(*) FROM proposals WHERE status = 'pending' GROUP BY actor_id;
+
+CREATE FUNCTION proposals_pending_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status = 'pending' THEN
+        UPDATE pending_proposal_counts SET n = n - 1 WHERE actor_id = OLD.actor_id;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.status = 'pending' THEN
+        INSERT INTO pending_proposal_counts (actor_id, n) VALUES (NEW.actor_id, 1)
+            ON CONFLICT (actor_id) DO UPDATE SET n = pending_proposal_counts.n + 1;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER proposals_pending_counted AFTER INSERT OR DELETE OR UPDATE OF status, actor_id ON proposals
+    FOR EACH ROW EXECUTE FUNCTION proposals_pending_counted();
