@@ -77,8 +77,8 @@ type DB struct {
 	// group commits SQLite's proposal filings together (writegroup.go);
 	// nil on PostgreSQL, where they run concurrently.
 	group *writeGroup
-	wiki   wikiSearchState // wiki search plans (wiki_search.go)
-	docs   docState        // world documents in pieces (worlddoc.go)
+	wiki  wikiSearchState // wiki search plans (wiki_search.go)
+	docs  docState        // world documents in pieces (worlddoc.go)
 
 	quotas atomic.Pointer[worldforge.Quotas] // nil: none (quota.go)
 
