@@ -77,8 +77,11 @@ type DB struct {
 	// group commits SQLite's proposal filings together (writegroup.go);
 	// nil on PostgreSQL, where they run concurrently.
 	group *writeGroup
-	wiki  wikiSearchState // wiki search plans (wiki_search.go)
-	docs  docState        // world documents in pieces (worlddoc.go)
+	// stamps reads world stamps for concurrent callers together
+	// (stampcheck.go).
+	stamps *stampChecker
+	wiki   wikiSearchState // wiki search plans (wiki_search.go)
+	docs   docState        // world documents in pieces (worlddoc.go)
 
 	quotas atomic.Pointer[worldforge.Quotas] // nil: none (quota.go)
 
@@ -114,6 +117,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*DB, error) {
 	if db.engine == EngineSQLite {
 		db.group = startWriteGroup(db.writer, o.AuditBatch)
 	}
+	db.stamps = startStampChecker(db.reader)
 	return db, nil
 }
 
@@ -258,6 +262,7 @@ func (db *DB) Close() error {
 	closed := false
 	db.closeOnce.Do(func() {
 		closed = true
+		db.stamps.close()
 		if db.group != nil {
 			db.group.close()
 		}

@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/worldforge-go/worldforge"
 )
@@ -25,13 +23,14 @@ const stampCol = "COALESCE((SELECT stamp FROM world_stamps WHERE world_id = worl
 // with the stamp of the state it read, read in the same statement.
 func (db *DB) ReadWorldSince(ctx context.Context, worldID string, stamp int64) (*worldforge.World, *worldforge.WorldRuntime, *worldforge.DocInfo, int64, error) {
 	if stamp > 0 {
-		var now int64
-		err := db.reader.q().queryRow(ctx, "SELECT stamp FROM world_stamps WHERE world_id = ?", worldID).Scan(&now)
-		switch {
-		case err == nil && now == stamp:
-			return nil, nil, nil, stamp, nil
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
+		// Read with the stamps other calls ask for at the same time
+		// (stampcheck.go).
+		now, err := db.stamps.read(ctx, worldID)
+		if err != nil {
 			return nil, nil, nil, 0, wrap("read world", err)
+		}
+		if now == stamp {
+			return nil, nil, nil, stamp, nil
 		}
 		// Changed, or no stamp (a missing world): read it all.
 	}
