@@ -85,6 +85,9 @@ type WorldStore interface {
 	// WorldRole returns the user's role in the world: RoleOwner, a member
 	// role, or "" for a stranger. A missing world is not_found.
 	WorldRole(ctx context.Context, worldID, userID string) (string, error)
+	// WorldAccess is WorldRole with the world's owner, from the same one
+	// query.
+	WorldAccess(ctx context.Context, worldID, userID string) (owner, role string, err error)
 	// WorldsWhereGM lists the ids of worlds the user owns or is a GM of.
 	WorldsWhereGM(ctx context.Context, userID string) ([]string, error)
 	// ListReviewWorlds lists the worlds the user owns or runs as GM, by

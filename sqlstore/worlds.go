@@ -98,18 +98,24 @@ func (db *DB) AddWorldMember(ctx context.Context, worldID, userID, role string) 
 // WorldRole returns RoleOwner, the member's role, or "" for a stranger, in
 // one query. A missing world is not_found.
 func (db *DB) WorldRole(ctx context.Context, worldID, userID string) (string, error) {
-	var owner, role string
-	err := db.reader.q().queryRow(ctx,
+	_, role, err := db.WorldAccess(ctx, worldID, userID)
+	return role, err
+}
+
+// WorldAccess returns the world's owner and the user's role in it
+// (WorldRole's), in one query. A missing world is not_found.
+func (db *DB) WorldAccess(ctx context.Context, worldID, userID string) (owner, role string, err error) {
+	err = db.reader.q().queryRow(ctx,
 		`SELECT w.owner_id, COALESCE(m.role, '') FROM worlds w
 		LEFT JOIN world_members m ON m.world_id = w.id AND m.user_id = ?
 		WHERE w.id = ?`, userID, worldID).Scan(&owner, &role)
 	if err != nil {
-		return "", wrap("world role", err)
+		return "", "", wrap("world role", err)
 	}
 	if userID != "" && owner == userID {
-		return worldforge.RoleOwner, nil
+		return owner, worldforge.RoleOwner, nil
 	}
-	return role, nil
+	return owner, role, nil
 }
 
 // WorldsWhereGM lists, by id, the worlds the user owns or is a GM of.
