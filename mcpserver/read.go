@@ -52,8 +52,9 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 		if err != nil {
 			return err
 		}
-		s.answers.put(w.ID, &worldAnswer{stamp: rd.Stamp, owner: w.OwnerID, text: b})
-		out = b
+		text := keptText(b)
+		s.answers.put(w.ID, &worldAnswer{stamp: rd.Stamp, owner: w.OwnerID, text: text})
+		out = text
 		return nil
 	})
 	if err != nil {

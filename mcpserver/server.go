@@ -477,6 +477,8 @@ func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Ac
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
 			text = string(r)
+		case keptText: // rendered, and kept for other calls
+			text = string(r)
 		case deferredResult:
 			var (
 				write func(io.Writer) error
@@ -636,9 +638,8 @@ func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name str
 		}
 		return json.RawMessage(buf.Bytes()), nil
 	}
-	if r, ok := res.(json.RawMessage); ok && err == nil {
-		// A copy: read_world's answer may be one kept for other calls.
-		return slices.Clone(r), nil
+	if r, ok := res.(keptText); ok && err == nil {
+		return json.RawMessage(r), nil
 	}
 	return res, err
 }

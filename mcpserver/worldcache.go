@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"sync"
 )
 
@@ -26,12 +25,16 @@ type worldAnswers struct {
 	bytes int
 }
 
-// worldAnswer is one kept answer; it is never modified once kept.
+// worldAnswer is one kept answer.
 type worldAnswer struct {
 	stamp int64
 	owner string
-	text  json.RawMessage
+	text  keptText
 }
+
+// keptText is a tool's result text, already rendered, that outcome sends
+// as it is (a string: no copy per call).
+type keptText string
 
 // get returns the answer kept for the world, or nil.
 func (k *worldAnswers) get(id string) *worldAnswer {
