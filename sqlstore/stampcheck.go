@@ -125,22 +125,29 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// stampQueries caches the query text of each number of worlds.
+// stampQueries caches the query text of each number of placeholders.
 var stampQueries sync.Map // int → string
 
 // query reads the stamps of the worlds (a world without one is left out).
+// The IN list has a power of two of places, the last world repeated in
+// the spare ones, so that at most 7 texts go through the pool's statement
+// cache.
 func (c *stampChecker) query(ids []string) (map[string]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), stampCheckTime)
 	defer cancel()
-	q, ok := stampQueries.Load(len(ids))
+	n := 1
+	for n < len(ids) {
+		n *= 2
+	}
+	q, ok := stampQueries.Load(n)
 	if !ok {
 		q = "SELECT world_id, stamp FROM world_stamps WHERE world_id IN (" +
-			strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")"
-		stampQueries.Store(len(ids), q)
+			strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+		stampQueries.Store(n, q)
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
+	args := make([]any, n)
+	for i := range args {
+		args[i] = ids[min(i, len(ids)-1)]
 	}
 	rows, err := c.p.q().query(ctx, q.(string), args...)
 	if err != nil {

@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/worldforge-go/worldforge"
@@ -53,5 +54,47 @@ func TestReadWorldSince(t *testing.T) {
 		if _, _, _, _, err := db.ReadWorldSince(ctx, w.ID, stamp); !errors.Is(err, worldforge.ErrNotFound) {
 			t.Fatalf("deleted world: %v, want not_found", err)
 		}
+	})
+}
+
+// TestReadWorldSinceMany checks kept answers of many worlds at once, so
+// that the shared stamp queries read several worlds (IN lists padded to a
+// power of two): each caller gets its own world's stamp.
+func TestReadWorldSinceMany(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		u := &worldforge.User{Name: "owner"}
+		must(t, db.CreateUser(ctx, u))
+		const n = 23
+		ids, stamps := make([]string, n), make([]int64, n)
+		for i := range n {
+			w := &worldforge.World{OwnerID: u.ID, Name: "w", Cols: 8, Rows: 8, JSON: []byte(`{"grid":[]}`)}
+			must(t, db.CreateWorld(ctx, w))
+			_, _, _, stamp, err := db.ReadWorldSince(ctx, w.ID, 0)
+			must(t, err)
+			ids[i], stamps[i] = w.ID, stamp
+		}
+		// Change every third world.
+		for i := 0; i < n; i += 3 {
+			must(t, db.SetPresence(ctx, &worldforge.Presence{WorldID: ids[i], UserID: u.ID, X: 1, Y: 1}))
+		}
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for k := range 50 {
+					i := (g*5 + k) % n
+					w, _, _, _, err := db.ReadWorldSince(ctx, ids[i], stamps[i])
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if changed := i%3 == 0; (w != nil) != changed {
+						t.Errorf("world %d (changed: %v): read whole: %v", i, changed, w != nil)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
 	})
 }
