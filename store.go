@@ -85,6 +85,9 @@ type WorldStore interface {
 	// WorldRole returns the user's role in the world: RoleOwner, a member
 	// role, or "" for a stranger. A missing world is not_found.
 	WorldRole(ctx context.Context, worldID, userID string) (string, error)
+	// WorldAccess is WorldRole with the world's owner, from the same one
+	// query.
+	WorldAccess(ctx context.Context, worldID, userID string) (owner, role string, err error)
 	// WorldsWhereGM lists the ids of worlds the user owns or is a GM of.
 	WorldsWhereGM(ctx context.Context, userID string) ([]string, error)
 	// ListReviewWorlds lists the worlds the user owns or runs as GM, by
@@ -108,6 +111,15 @@ type WorldStore interface {
 	// kept in pieces to the client as it reads it (StreamWorld), instead
 	// of holding it whole.
 	ReadWorldDeferred(ctx context.Context, worldID string) (w *World, rt *WorldRuntime, doc *DocInfo, err error)
+	// ReadWorldSince is ReadWorldDeferred for a caller that holds an
+	// answer read at stamp (0 for none). The store gives a world a new
+	// stamp, never used before, in every transaction that changes what
+	// ReadWorldDeferred returns for it, whichever process writes. When
+	// stamp is still the world's, ReadWorldSince returns nil parts and
+	// that stamp (unchanged: the caller's answer is current); otherwise
+	// what ReadWorldDeferred returns, with the stamp of that state (0 if
+	// the world has none: do not keep the answer).
+	ReadWorldSince(ctx context.Context, worldID string, stamp int64) (w *World, rt *WorldRuntime, doc *DocInfo, now int64, err error)
 	// StreamWorld reads the world, its runtime state and its document
 	// from one snapshot of the store, which no concurrent write changes.
 	// When the document is kept whole, doc is nil and w.JSON holds it;

@@ -79,6 +79,9 @@ type call struct {
 	// audited is set by a body whose audit row the store wrote in the
 	// body's own transaction (filings, commits, rejections).
 	audited bool
+	// world and worldOwner are the last world ownerOrGM checked and its
+	// owner (owners never change), for a filing's reviewer.
+	world, worldOwner string
 }
 
 // keyID is the caller's API key id ("" for a session).
@@ -174,13 +177,14 @@ func (s *Service) worldOwner(ctx context.Context, c *call, worldID string) error
 // ownerOrGM checks that the caller owns the world or is one of its GMs.
 // Players, observers and strangers get not_found, as for a missing world.
 func (s *Service) ownerOrGM(ctx context.Context, c *call, worldID string) error {
-	role, err := s.store.WorldRole(ctx, worldID, c.owner)
+	owner, role, err := s.store.WorldAccess(ctx, worldID, c.owner)
 	if err != nil {
 		return storeErr(err)
 	}
 	if role != wf.RoleOwner && role != wf.RoleGM {
 		return wf.ErrNotFound
 	}
+	c.world, c.worldOwner = worldID, owner
 	return nil
 }
 

@@ -48,7 +48,13 @@ func (s *Service) file(ctx context.Context, c *call, p *wf.Proposal, payload any
 	p.Payload = raw
 	// The filing's audit row goes in with the proposal, in one
 	// transaction.
-	res, err := s.fileProposal(ctx, p, c.entry("ok"))
+	// The reviewer of record: the world's owner, known from the access
+	// check when it was of this world.
+	reviewer := ""
+	if p.WorldID != "" && p.WorldID == c.world {
+		reviewer = c.worldOwner
+	}
+	res, err := s.fileProposal(ctx, p, c.entry("ok"), reviewer)
 	if err != nil {
 		return wf.ProposeResult{}, storeErr(err)
 	}

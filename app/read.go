@@ -28,6 +28,21 @@ type WorldRead struct {
 	Doc     *wf.DocInfo
 	// Owner is the caller's owner id, who owns the world.
 	Owner string
+	// Stamp is the store's stamp of the state read (wf.WorldStore's
+	// ReadWorldSince); 0 if it has none, and then the answer is not to be
+	// kept.
+	Stamp int64
+	// Unchanged is set when the world is still at the stamp the caller
+	// gave ReadWorldSince: World, Runtime and Doc are then nil, and the
+	// answer the caller kept is the world's current one.
+	Unchanged bool
+}
+
+// KnownWorld is an answer of read_world's that a caller kept: the stamp
+// of the state it was read at and the world's owner then.
+type KnownWorld struct {
+	Stamp int64
+	Owner string
 }
 
 // ReadWorld reads a world for its owner (read_world). prepare, if not
@@ -36,23 +51,41 @@ type WorldRead struct {
 // it can send, or a rendering failure) is the call's, and nothing is
 // audited.
 func (s *Service) ReadWorld(ctx context.Context, r Request, in *wf.IDArgs, prepare func(*WorldRead) error) (*WorldRead, error) {
+	return s.ReadWorldSince(ctx, r, in, KnownWorld{}, prepare)
+}
+
+// ReadWorldSince is ReadWorld for a caller that kept an answer of the
+// world's (known; a zero KnownWorld for none). When the world is still at
+// known.Stamp, the store reads only the stamp, the access check is made
+// against known.Owner (the owner the stamp's state had), and prepare gets
+// a WorldRead with Unchanged set. Either way the call is checked and
+// audited as ReadWorld's.
+func (s *Service) ReadWorldSince(ctx context.Context, r Request, in *wf.IDArgs, known KnownWorld, prepare func(*WorldRead) error) (*WorldRead, error) {
 	return run(ctx, s, r, wf.ToolReadWorld, func(c *call) (*WorldRead, error) {
 		// The same one query as ReadWorld; a document kept in pieces is
 		// left in the store.
-		w, rt, doc, err := s.store.ReadWorldDeferred(ctx, in.ID)
+		w, rt, doc, stamp, err := s.store.ReadWorldSince(ctx, in.ID, known.Stamp)
 		if err != nil {
 			return nil, storeErr(err)
 		}
-		if err := ownedBy(c, w.OwnerID); err != nil {
-			return nil, err
+		var out *WorldRead
+		if w == nil { // still at known.Stamp
+			if err := ownedBy(c, known.Owner); err != nil {
+				return nil, err
+			}
+			out = &WorldRead{Owner: c.owner, Stamp: stamp, Unchanged: true}
+		} else {
+			if err := ownedBy(c, w.OwnerID); err != nil {
+				return nil, err
+			}
+			out = &WorldRead{World: w, Runtime: rt, Doc: doc, Owner: c.owner, Stamp: stamp}
 		}
-		out := &WorldRead{World: w, Runtime: rt, Doc: doc, Owner: c.owner}
 		if prepare != nil {
 			if err := prepare(out); err != nil {
 				return nil, err
 			}
 		}
-		c.target("world", w.ID, w.ID)
+		c.target("world", in.ID, in.ID)
 		return out, nil
 	})
 }

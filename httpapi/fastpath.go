@@ -101,6 +101,9 @@ type fastResponder struct {
 	tools ToolRunner
 	// metaPrefix opens a 2026-07-28 result: {"_meta":{serverInfo},
 	metaPrefix []byte
+	// escapes keeps the escaping of long texts answered again
+	// (escapememo.go).
+	escapes *escapeMemo
 }
 
 func newFastResponder(tools ToolRunner) (*fastResponder, error) {
@@ -110,7 +113,7 @@ func newFastResponder(tools ToolRunner) (*fastResponder, error) {
 	}
 	prefix := append([]byte(`{"_meta":`), meta...)
 	prefix = append(prefix, ',')
-	return &fastResponder{tools: tools, metaPrefix: prefix}, nil
+	return &fastResponder{tools: tools, metaPrefix: prefix, escapes: newEscapeMemo()}, nil
 }
 
 // fastDecline says why fastToolCall left a request to the go-sdk handler:
@@ -409,9 +412,14 @@ var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // resultType on the 2026-07-28 revision.
 
 // encodeText writes the text as encoding/json writes a string
-// (appendJSONText; FuzzAppendJSONText holds it to encoding/json).
+// (appendJSONText; FuzzAppendJSONText holds it to encoding/json), the
+// escaping of a long text answered again taken from f.escapes.
 func (f *fastResponder) encodeText(buf *bytes.Buffer, text string) {
-	buf.Write(appendJSONText(buf.AvailableBuffer(), text))
+	if f.escapes == nil {
+		buf.Write(appendJSONText(buf.AvailableBuffer(), text))
+		return
+	}
+	buf.Write(f.escapes.appendText(buf.AvailableBuffer(), text))
 }
 
 // encodeHead writes the response up to the text's opening quote.

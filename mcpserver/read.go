@@ -17,11 +17,27 @@ import (
 // readWorld is read_world: the app layer checks and audits the read;
 // this renders it. A document kept in pieces is left in the store, to be
 // read from one snapshot once the audit row is committed (worldText).
+//
+// An answer rendered whole is kept (worldAnswers) with the store's stamp of
+// the state it shows; the next read of the world asks the store only
+// whether that stamp is still the world's, and sends the kept answer if so.
 func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, error) {
-	var out any
-	_, err := s.app.ReadWorld(ctx, c.req, in, func(rd *app.WorldRead) error {
+	var (
+		out   any
+		known app.KnownWorld
+	)
+	kept := s.answers.get(in.ID)
+	if kept != nil {
+		known = app.KnownWorld{Stamp: kept.stamp, Owner: kept.owner}
+	}
+	_, err := s.app.ReadWorldSince(ctx, c.req, in, known, func(rd *app.WorldRead) error {
+		if rd.Unchanged {
+			out = kept.text
+			return nil
+		}
 		w, rt, doc := rd.World, rd.Runtime, rd.Doc
 		if doc != nil && !doc.Inline {
+			s.answers.drop(w.ID)
 			if err := checkBuffered(*doc, c.buffered, s.maxBuffered); err != nil {
 				return err
 			}
@@ -36,7 +52,9 @@ func (s *Server) readWorld(ctx context.Context, c *call, in *wf.IDArgs) (any, er
 		if err != nil {
 			return err
 		}
-		out = b
+		text := keptText(b)
+		s.answers.put(w.ID, &worldAnswer{stamp: rd.Stamp, owner: w.OwnerID, text: text})
+		out = text
 		return nil
 	})
 	if err != nil {

@@ -118,6 +118,8 @@ type Server struct {
 	byName map[string]*toolDef
 	// maxBuffered is Options.MaxBufferedAnswerBytes or its default.
 	maxBuffered int64
+	// answers are read_world's kept answers (worldcache.go).
+	answers worldAnswers
 }
 
 // New builds the MCP server with every tool registered.
@@ -475,6 +477,8 @@ func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Ac
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
 			text = string(r)
+		case keptText: // rendered, and kept for other calls
+			text = string(r)
 		case deferredResult:
 			var (
 				write func(io.Writer) error
@@ -633,6 +637,9 @@ func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name str
 			return nil, err
 		}
 		return json.RawMessage(buf.Bytes()), nil
+	}
+	if r, ok := res.(keptText); ok && err == nil {
+		return json.RawMessage(r), nil
 	}
 	return res, err
 }

@@ -1,7 +1,9 @@
 package sqlstore_test
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
@@ -78,4 +80,52 @@ func BenchmarkAppendAuditSerial(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkReadWorldSince checks a kept answer of read_world from 64
+// parallel callers (the stamp read, shared between callers asking at the
+// same time), against reading the world whole, on SQLite; cpu-ns/op is the
+// process's CPU time per call.
+func BenchmarkReadWorldSince(b *testing.B) {
+	db := dbtest.Open(b)
+	ctx := b.Context()
+	u := &worldforge.User{Name: "bench"}
+	if err := db.CreateUser(ctx, u); err != nil {
+		b.Fatal(err)
+	}
+	w := &worldforge.World{OwnerID: u.ID, Name: "bench", Cols: 64, Rows: 48, JSON: []byte(`{"grid":[]}`)}
+	if err := db.CreateWorld(ctx, w); err != nil {
+		b.Fatal(err)
+	}
+	_, _, _, stamp, err := db.ReadWorldSince(ctx, w.ID, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		stamp int64
+	}{{"kept", stamp}, {"whole", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(32)
+			start := processCPU()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, _, _, _, err := db.ReadWorldSince(ctx, w.ID, c.stamp); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

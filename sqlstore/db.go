@@ -74,6 +74,12 @@ type DB struct {
 	reader *pool // reads; the same pool as writer on PostgreSQL
 	log    *slog.Logger
 	audit  *auditor
+	// group commits SQLite's proposal filings together (writegroup.go);
+	// nil on PostgreSQL, where they run concurrently.
+	group *writeGroup
+	// stamps reads world stamps for concurrent callers together
+	// (stampcheck.go).
+	stamps *stampChecker
 	wiki   wikiSearchState // wiki search plans (wiki_search.go)
 	docs   docState        // world documents in pieces (worlddoc.go)
 
@@ -108,6 +114,10 @@ func Open(ctx context.Context, dsn string, opts *Options) (*DB, error) {
 	}
 	db.docs.init(db.reader.db)
 	db.audit = startAuditor(db, o.AuditBatch)
+	if db.engine == EngineSQLite {
+		db.group = startWriteGroup(db.writer, o.AuditBatch)
+	}
+	db.stamps = startStampChecker(db.reader)
 	return db, nil
 }
 
@@ -252,6 +262,10 @@ func (db *DB) Close() error {
 	closed := false
 	db.closeOnce.Do(func() {
 		closed = true
+		db.stamps.close()
+		if db.group != nil {
+			db.group.close()
+		}
 		db.audit.close()
 		if b := db.audit.batches.Load(); b > 0 {
 			db.log.Info("audit log closed", "rows", db.audit.rows.Load(), "commits", b,

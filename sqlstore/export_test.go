@@ -49,6 +49,20 @@ func (db *DB) HoldWriterForTest(ctx context.Context) (release func(), err error)
 // SQLitePathForTest exposes the dsn parser.
 func SQLitePathForTest(dsn string) (string, bool) { return sqlitePath(dsn) }
 
+// MigrationVersionsForTest are the versions of the embedded migrations of
+// the store's engine, in order (numbers may be skipped).
+func (db *DB) MigrationVersionsForTest() []int {
+	ms, err := migrations(db.writer.d)
+	if err != nil {
+		panic(err)
+	}
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = m.version
+	}
+	return out
+}
+
 // MigrationCountForTest is the number of embedded migrations of the
 // store's engine.
 func (db *DB) MigrationCountForTest() int {

@@ -81,14 +81,14 @@ func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit 
 	p.Status = worldforge.ProposalPending
 	p.CreatedAt = stamp(p.CreatedAt)
 	p.DecidedAt, p.DecidedBy, p.Reason = nil, "", ""
-	insert := func(q querier) error {
+	insert := func(ctx context.Context, q querier) error {
 		_, err := q.exec(ctx,
 			"INSERT INTO proposals ("+proposalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			p.ID, nullStr(p.WorldID), p.Kind, nullStr(p.TargetID), p.BaseVersion, string(p.Payload), p.DiffSummary,
 			nullStr(p.ChangesetID), p.Status, p.ActorID, nullStr(p.KeyID), ms(p.CreatedAt), nil, nil, "")
 		return err
 	}
-	return wrap("create proposal", db.writer.tx(ctx, func(q querier) error {
+	return wrap("create proposal", db.writeTx(ctx, func(ctx context.Context, q querier) error {
 		if err := db.checkNewProposal(ctx, q, p.ActorID); err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (db *DB) CreateProposal(ctx context.Context, p *worldforge.Proposal, audit 
 				return err
 			}
 		}
-		if err := insert(q); err != nil {
+		if err := insert(ctx, q); err != nil {
 			return err
 		}
 		if audit == nil {
@@ -639,4 +639,14 @@ func applyLore(ctx context.Context, q querier, p *worldforge.Proposal, bumps map
 	}
 	bump(bumps, key)
 	return worldID, v, nil
+}
+
+// writeTx runs fn as a write transaction: on SQLite in the next group
+// commit (writegroup.go), in a savepoint of its own; on PostgreSQL in a
+// transaction of its own. fn must use the ctx it is given.
+func (db *DB) writeTx(ctx context.Context, fn func(ctx context.Context, q querier) error) error {
+	if db.group != nil {
+		return db.group.do(ctx, fn)
+	}
+	return db.writer.tx(ctx, func(q querier) error { return fn(ctx, q) })
 }

@@ -191,7 +191,8 @@ func (db *DB) checkNewProposal(ctx context.Context, q querier, actorID string) e
 		return err
 	}
 	var n int64
-	if err := q.queryRow(ctx, "SELECT COUNT(*) FROM proposals WHERE actor_id = ? AND status = 'pending'", actorID).Scan(&n); err != nil {
+	// Kept by triggers on proposals (migration 011).
+	if err := q.queryRow(ctx, "SELECT COALESCE((SELECT n FROM pending_proposal_counts WHERE actor_id = ?), 0)", actorID).Scan(&n); err != nil {
 		return err
 	}
 	if n >= limit {

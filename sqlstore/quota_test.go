@@ -157,7 +157,25 @@ func TestQuotaPendingProposals(t *testing.T) {
 		propose(t, db, page())
 		wantQuota(t, db.CreateProposal(ctx, page(), nil), worldforge.QuotaPendingProposals)
 		db.SetQuotas(worldforge.Quotas{})
-		propose(t, db, page())
+		p4 := propose(t, db, page())
+		_, err = db.CommitProposal(ctx, p4.ID, owner.ID, nil, nil)
+		must(t, err)
+		// The counts the check reads (kept by triggers) are the pending
+		// proposals, after filings, a rejection, a commit, and the
+		// deletion of their world.
+		same := func(when string) {
+			t.Helper()
+			for _, u := range []string{owner.ID, agent.ID} {
+				want := count(t, db, "SELECT COUNT(*) FROM proposals WHERE actor_id = ? AND status = 'pending'", u)
+				got := count(t, db, "SELECT COALESCE((SELECT n FROM pending_proposal_counts WHERE actor_id = ?), 0)", u)
+				if got != want {
+					t.Errorf("%s: counted %d pending proposals, there are %d", when, got, want)
+				}
+			}
+		}
+		same("filed and decided")
+		must(t, db.ExecForTest(ctx, "DELETE FROM worlds WHERE id = ?", w.ID))
+		same("world deleted")
 	})
 }
 

@@ -77,6 +77,9 @@ type docMeta struct {
 	chunked bool
 	len     int64
 	splice  bool
+	// stamp is the world's stamp (world_stamps) read with the row, 0 if
+	// it has none.
+	stamp int64
 }
 
 func (m docMeta) info() *worldforge.DocInfo {
@@ -202,17 +205,23 @@ func (db *DB) readWorldSnapshot(ctx context.Context, id string) (w *worldforge.W
 // document written since doc_splice is recorded for every document comes
 // with its DocInfo (Inline) when it splices.
 func (db *DB) ReadWorldDeferred(ctx context.Context, worldID string) (*worldforge.World, *worldforge.WorldRuntime, *worldforge.DocInfo, error) {
+	w, rt, doc, _, err := db.readWorldDeferred(ctx, worldID)
+	return w, rt, doc, err
+}
+
+// readWorldDeferred is ReadWorldDeferred with the stamp of the state read.
+func (db *DB) readWorldDeferred(ctx context.Context, worldID string) (*worldforge.World, *worldforge.WorldRuntime, *worldforge.DocInfo, int64, error) {
 	w, rt, m, err := readWorld(ctx, db.reader.q(), worldID, true)
 	if err != nil {
-		return nil, nil, nil, wrap("read world", err)
+		return nil, nil, nil, 0, wrap("read world", err)
 	}
 	if !m.chunked {
 		if m.splice && w.JSON != nil {
-			return w, rt, &worldforge.DocInfo{Len: int64(len(w.JSON)), SplicesRuntime: true, Inline: true}, nil
+			return w, rt, &worldforge.DocInfo{Len: int64(len(w.JSON)), SplicesRuntime: true, Inline: true}, m.stamp, nil
 		}
-		return w, rt, nil, nil
+		return w, rt, nil, m.stamp, nil
 	}
-	return w, rt, m.info(), nil
+	return w, rt, m.info(), m.stamp, nil
 }
 
 // StreamWorld implements WorldStore.StreamWorld. A chunked document is

@@ -98,18 +98,24 @@ func (db *DB) AddWorldMember(ctx context.Context, worldID, userID, role string) 
 // WorldRole returns RoleOwner, the member's role, or "" for a stranger, in
 // one query. A missing world is not_found.
 func (db *DB) WorldRole(ctx context.Context, worldID, userID string) (string, error) {
-	var owner, role string
-	err := db.reader.q().queryRow(ctx,
+	_, role, err := db.WorldAccess(ctx, worldID, userID)
+	return role, err
+}
+
+// WorldAccess returns the world's owner and the user's role in it
+// (WorldRole's), in one query. A missing world is not_found.
+func (db *DB) WorldAccess(ctx context.Context, worldID, userID string) (owner, role string, err error) {
+	err = db.reader.q().queryRow(ctx,
 		`SELECT w.owner_id, COALESCE(m.role, '') FROM worlds w
 		LEFT JOIN world_members m ON m.world_id = w.id AND m.user_id = ?
 		WHERE w.id = ?`, userID, worldID).Scan(&owner, &role)
 	if err != nil {
-		return "", wrap("world role", err)
+		return "", "", wrap("world role", err)
 	}
 	if userID != "" && owner == userID {
-		return worldforge.RoleOwner, nil
+		return owner, worldforge.RoleOwner, nil
 	}
-	return role, nil
+	return owner, role, nil
 }
 
 // WorldsWhereGM lists, by id, the worlds the user owns or is a GM of.
@@ -162,22 +168,24 @@ func (db *DB) ReadWorld(ctx context.Context, worldID string) (*worldforge.World,
 }
 
 // readWorld runs one UNION ALL over the world's row, its presence, opened
-// POIs and inventory, as columns (kind, s1…s5, n1…n8). Without withDoc the
+// POIs and inventory, as columns (kind, s1…s5, n1…n9). Without withDoc the
 // world row carries no document; with it, a chunked document is not read
 // either (w.JSON nil): the docMeta says so.
 func readWorld(ctx context.Context, q querier, worldID string, withDoc bool) (*worldforge.World, *worldforge.WorldRuntime, docMeta, error) {
-	worldRow := "SELECT 'w', id, owner_id, name, COALESCE(template, ''), '', seed, grid_cols, grid_rows, version, created_at, updated_at, doc_len, doc_splice FROM worlds WHERE id = ?"
+	// The world's row carries its stamp (world_stamps), read in the same
+	// statement, so that it names exactly the state read.
+	worldRow := "SELECT 'w', id, owner_id, name, COALESCE(template, ''), '', seed, grid_cols, grid_rows, version, created_at, updated_at, doc_len, doc_splice, " + stampCol + " FROM worlds WHERE id = ?"
 	if withDoc {
-		worldRow = "SELECT 'w', id, owner_id, name, COALESCE(template, ''), COALESCE(doc, ''), seed, grid_cols, grid_rows, version, created_at, updated_at, doc_len, doc_splice FROM worlds WHERE id = ?"
+		worldRow = "SELECT 'w', id, owner_id, name, COALESCE(template, ''), COALESCE(doc, ''), seed, grid_cols, grid_rows, version, created_at, updated_at, doc_len, doc_splice, " + stampCol + " FROM worlds WHERE id = ?"
 	}
 	var m docMeta
 	rows, err := q.query(ctx, worldRow+`
 		UNION ALL
-		SELECT 'p', world_id, user_id, '', '', '', x, y, 0, 0, 0, updated_at, NULL, 0 FROM presence WHERE world_id = ?
+		SELECT 'p', world_id, user_id, '', '', '', x, y, 0, 0, 0, updated_at, NULL, 0, 0 FROM presence WHERE world_id = ?
 		UNION ALL
-		SELECT 'o', poi_id, '', '', '', '', 0, 0, 0, 0, 0, 0, NULL, 0 FROM opened_pois WHERE world_id = ?
+		SELECT 'o', poi_id, '', '', '', '', 0, 0, 0, 0, 0, 0, NULL, 0, 0 FROM opened_pois WHERE world_id = ?
 		UNION ALL
-		SELECT 'i', world_id, user_id, item_id, poi_id, name, 0, 0, 0, 0, 0, picked_at, NULL, 0 FROM inventory WHERE world_id = ?`,
+		SELECT 'i', world_id, user_id, item_id, poi_id, name, 0, 0, 0, 0, 0, picked_at, NULL, 0, 0 FROM inventory WHERE world_id = ?`,
 		worldID, worldID, worldID, worldID)
 	if err != nil {
 		return nil, nil, m, err
@@ -187,11 +195,11 @@ func readWorld(ctx context.Context, q querier, worldID string, withDoc bool) (*w
 	rt := &worldforge.WorldRuntime{Presence: []worldforge.Presence{}, OpenedPOIs: []string{}, PickedItems: []worldforge.InventoryItem{}}
 	for rows.Next() {
 		var (
-			kind, s1, s2, s3, s4, s5   string
-			n1, n2, n3, n4, n5, n6, n8 int64
-			n7                         sql.NullInt64
+			kind, s1, s2, s3, s4, s5       string
+			n1, n2, n3, n4, n5, n6, n8, n9 int64
+			n7                             sql.NullInt64
 		)
-		if err := rows.Scan(&kind, &s1, &s2, &s3, &s4, &s5, &n1, &n2, &n3, &n4, &n5, &n6, &n7, &n8); err != nil {
+		if err := rows.Scan(&kind, &s1, &s2, &s3, &s4, &s5, &n1, &n2, &n3, &n4, &n5, &n6, &n7, &n8, &n9); err != nil {
 			return nil, nil, m, err
 		}
 		switch kind {
@@ -202,6 +210,7 @@ func readWorld(ctx context.Context, q querier, worldID string, withDoc bool) (*w
 				w.JSON = []byte(s5)
 			}
 			m = scanDocMeta(n7, n8)
+			m.stamp = n9
 		case "p":
 			rt.Presence = append(rt.Presence, worldforge.Presence{WorldID: s1, UserID: s2, X: int(n1), Y: int(n2), UpdatedAt: fromMS(n6)})
 		case "o":
