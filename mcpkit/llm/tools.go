@@ -81,7 +81,7 @@ func prepare(reg *mcpkit.Registry, opts Options, notes *[]Note) []prepared {
 				p.description = "[" + ref.Server + "] " + p.description
 			}
 		}
-		p.entry = decoded(t.Name, t.InputSchema, notes)
+		p.entry = decoded(t.Name, t.InputSchema, reg, notes)
 		out = append(out, p)
 	}
 	return out
@@ -229,8 +229,10 @@ type normalizedSchema struct {
 	notes  []Note
 }
 
-// decoded returns the cache entry of s (an empty schema for nil).
-func decoded(tool string, s *jsonschema.Schema, notes *[]Note) *cacheEntry {
+// decoded returns the cache entry of tool's schema s (an empty schema for
+// nil). The registry keeps the schema decoded and as JSON, which spares
+// marshaling s (the costliest step by far) and decoding it again.
+func decoded(tool string, s *jsonschema.Schema, reg *mcpkit.Registry, notes *[]Note) *cacheEntry {
 	if s == nil {
 		return &cacheEntry{schema: map[string]any{}}
 	}
@@ -240,11 +242,21 @@ func decoded(tool string, s *jsonschema.Schema, notes *[]Note) *cacheEntry {
 	cacheMu.Unlock()
 	if !ok {
 		c = &cacheEntry{}
-		raw, err := json.Marshal(s)
-		if err != nil {
+		held, raw, m := reg.InputSchemaJSON(tool)
+		var err error
+		if held != s { // replaced since it was listed
+			raw, m = nil, nil
+		}
+		if raw == nil && m == nil {
+			raw, err = json.Marshal(s)
+		}
+		switch {
+		case m != nil:
+			c.schema = m // read-only, as c.schema is
+		case err != nil:
 			c.schema = map[string]any{}
 			c.notes = []Note{{Message: "input schema does not marshal; replaced by an empty object schema: " + err.Error()}}
-		} else {
+		default:
 			c.schema = schemaMap(raw, "", &c.notes)
 		}
 		cacheMu.Lock()
