@@ -45,6 +45,10 @@ type Caller struct {
 	// model leaves out (Options.Strict), which the tool's own schema would
 	// refuse.
 	DropNulls bool
+	// Names maps a name the model was given for a tool, where it differs
+	// from the registry's (GeminiTool.Names), to the registry's name. The
+	// result keeps the name the model called.
+	Names map[string]string
 }
 
 // Result is a tool call's outcome ready to go back to the model: text and
@@ -92,7 +96,11 @@ func (c *Caller) Call(ctx context.Context, call ToolCall) *Result {
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	res, err := c.Registry.Call(ctx, call.Name, args)
+	name := call.Name
+	if orig, ok := c.Names[name]; ok {
+		name = orig
+	}
+	res, err := c.Registry.Call(ctx, name, args)
 	if err != nil {
 		var me *mcpkit.Error
 		switch {

@@ -171,18 +171,33 @@ func AnthropicTools(reg *mcpkit.Registry, opts *Options) ([]anthropic.ToolUnionP
 }
 
 // GeminiTools converts the registry's tools, sorted by name, to one Gemini
-// tool holding a function declaration for each.
+// tool holding a function declaration for each. A name Gemini would
+// refuse is declared as GeminiName makes it, and GeminiTool.Names maps it
+// back (give it to Caller.Names).
 func GeminiTools(reg *mcpkit.Registry, opts *Options) (GeminiTool, []Note) {
+	var built []Note // notes of the build step, named per tool
 	decls, notes := convert(reg, opts.orZero(), profileGemini, func(t prepared, schema map[string]any) GeminiFunctionDeclaration {
 		d := GeminiFunctionDeclaration{Name: t.name, Description: t.description}
+		// geminiSchema copies what it keeps.
+		params := geminiSchema(schema, "", func(path, msg string) {
+			built = append(built, Note{Tool: t.name, Path: path, Message: msg})
+		})
 		// Gemini refuses an OBJECT without properties: a tool without
-		// parameters has none. geminiSchema copies what it keeps.
-		if props, _ := schema["properties"].(map[string]any); len(props) > 0 {
-			d.Parameters = geminiSchema(schema)
+		// parameters has none.
+		if len(params.Properties) > 0 {
+			d.Parameters = params
 		}
 		return d
 	})
-	return GeminiTool{FunctionDeclarations: decls}, notes
+	names := make([]string, len(decls))
+	for i, d := range decls {
+		names[i] = d.Name
+	}
+	declared, back := geminiNames(names, &notes)
+	for i := range decls {
+		decls[i].Name = declared[i]
+	}
+	return GeminiTool{FunctionDeclarations: decls, Names: back}, append(notes, built...)
 }
 
 // Tools converts the registry's tools to format f and returns them as the
