@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -276,9 +277,29 @@ func (r *Result) OpenAIMessage() openai.ChatCompletionMessageParamUnion {
 }
 
 // OpenAIResponsesItem is the result as a Responses API function_call_output
-// input item.
+// input item: its output is the text, or, when the result has images, a
+// list of input_text and input_image items (each image as a base64 data
+// URL), which function_call_output takes.
 func (r *Result) OpenAIResponsesItem() responses.ResponseInputItemUnionParam {
-	item := responses.ResponseInputItemParamOfFunctionCallOutput(r.Text())
+	if !slices.ContainsFunc(r.Parts, func(p Part) bool { return p.Image != nil }) {
+		item := responses.ResponseInputItemParamOfFunctionCallOutput(r.Text())
+		item.OfFunctionCallOutput.CallID = openai.String(r.Call.ID)
+		return item
+	}
+	list := make(responses.ResponseFunctionCallOutputItemListParam, 0, len(r.Parts))
+	for _, p := range r.Parts {
+		if p.Image != nil {
+			url := "data:" + p.ImageMIME + ";base64," + base64.StdEncoding.EncodeToString(p.Image)
+			list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{
+				OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: openai.String(url)},
+			})
+			continue
+		}
+		list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{
+			OfInputText: &responses.ResponseInputTextContentParam{Text: p.Text},
+		})
+	}
+	item := responses.ResponseInputItemParamOfFunctionCallOutput(list)
 	item.OfFunctionCallOutput.CallID = openai.String(r.Call.ID)
 	return item
 }
