@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -148,6 +149,11 @@ type Client struct {
 	dialing   *session // the session in its handshake
 	closed    bool
 	closeDone chan struct{}
+	// procs holds every stdio child this client started that is not yet
+	// shut down, whatever owns it now (a live session, a session being
+	// torn down after a fault, a connect that lost a race with Close):
+	// Close waits for all of them.
+	procs     map[*process]struct{}
 	tools     []*mcp.Tool // as filtered by filter
 	hidden    int         // tools the filter hid from the last listing
 	filter    *toolFilter // AllowedTools and DisabledTools; nil keeps all
@@ -687,6 +693,18 @@ func (c *Client) Close() error {
 	if s != nil {
 		s.close(c.closedErr())
 	}
+	// A child may still be on its way out (a session that faulted and is
+	// tearing itself down, a connect that finished just as Close began):
+	// stop it, or wait for the shutdown under way, so that no child
+	// outlives Close.
+	c.mu.Lock()
+	procs := slices.Collect(maps.Keys(c.procs))
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() { p.shutdown(c.grace) })
+	}
+	wg.Wait()
 	c.routes.stop()
 	c.mu.Lock()
 	c.setPhaseLocked(PhaseClosed, nil)

@@ -67,6 +67,7 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 			return fail(c.newError(CodeConnectionFailed, FaultSpawnFailed, errOp{}, "cannot start "+c.cfg.Command, err))
 		}
 		s.proc = p
+		c.trackProcess(p)
 		t = &stdioTransport{proc: p, maxFrame: c.opts.MaxMessageSize, onConn: func(conn *stdioConn) { s.conn = conn }}
 		// A child that exits during start-up fails the handshake at once.
 		handshakeDone := make(chan struct{})
@@ -124,6 +125,22 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 		return fail(err)
 	}
 	return s, nil
+}
+
+// trackProcess records p until its shutdown is over, so that Close can
+// wait for it whichever path stops it.
+func (c *Client) trackProcess(p *process) {
+	c.mu.Lock()
+	if c.procs == nil {
+		c.procs = make(map[*process]struct{})
+	}
+	c.procs[p] = struct{}{}
+	c.mu.Unlock()
+	p.released = func() {
+		c.mu.Lock()
+		delete(c.procs, p)
+		c.mu.Unlock()
+	}
 }
 
 // connectError classifies a failed handshake.

@@ -74,6 +74,10 @@ type Provider struct {
 	resources map[string]Resource         // by URI
 	templates map[string]ResourceTemplate // by URI template
 	prompts   map[string]Prompt           // by name
+
+	// serving maps each session Serve runs to Serve's context, whose end
+	// cancels the session's requests in flight (stopWithServe).
+	serving sync.Map // *mcp.ServerSession → context.Context
 }
 
 // NewProvider returns a provider with info as its identity (empty fields
@@ -121,6 +125,7 @@ func NewProvider(info mcp.Implementation, opts *ProviderOptions) (*Provider, err
 	}
 	so.Capabilities = caps
 	p.server = mcp.NewServer(&info, &so)
+	p.server.AddReceivingMiddleware(p.stopWithServe)
 	for _, t := range opts.Tools {
 		if err := p.AddTool(t); err != nil {
 			return nil, err
@@ -288,13 +293,28 @@ func (p *Provider) Serve(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return fmt.Errorf("mcpkit: provider connect: %w", err)
 	}
+	p.serving.Store(ss, ctx)
+	defer p.serving.Delete(ss)
 	p.logger.InfoContext(ctx, "provider session started", "session", ss.ID())
 	done := make(chan error, 1)
 	go func() { done <- ss.Wait() }()
 	select {
 	case <-ctx.Done():
-		ss.Close()
-		<-done
+		// The session's requests in flight saw ctx end (stopWithServe) and
+		// are winding down; the go-sdk's Close waits for them.
+		closed := make(chan struct{})
+		go func() {
+			ss.Close()
+			close(closed)
+		}()
+		t := time.NewTimer(serveStopGrace)
+		defer t.Stop()
+		select {
+		case <-closed:
+			<-done
+		case <-t.C:
+			p.logger.WarnContext(ctx, "provider session stopped with handlers still running", "session", ss.ID(), "after", serveStopGrace)
+		}
 		p.logger.InfoContext(ctx, "provider session stopped", "session", ss.ID(), "reason", ctx.Err())
 		return ctx.Err()
 	case err := <-done:
@@ -304,6 +324,28 @@ func (p *Provider) Serve(ctx context.Context, t mcp.Transport) error {
 		}
 		p.logger.WarnContext(ctx, "provider session failed", "session", ss.ID(), "error", err)
 		return fmt.Errorf("mcpkit: provider session: %w", err)
+	}
+}
+
+// serveStopGrace bounds how long Serve, its context done, waits for the
+// session's handlers to return after their contexts were cancelled.
+const serveStopGrace = 5 * time.Second
+
+// stopWithServe is receiving middleware: a request of a session that
+// Serve runs gets a context that also ends with Serve's context, so that
+// stopping Serve cancels the calls in flight (a gateway's upstream calls
+// among them) instead of waiting for them to finish by themselves, which
+// they might never do.
+func (p *Provider) stopWithServe(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		v, ok := p.serving.Load(req.GetSession())
+		if !ok {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(v.(context.Context), cancel)()
+		return next(ctx, method, req)
 	}
 }
 

@@ -511,3 +511,41 @@ func TestNewProvider(t *testing.T) {
 		t.Errorf("Tools = %v", names)
 	}
 }
+
+// TestProviderServeStopCancelsCalls: when Serve's context ends, the calls
+// in flight see their contexts cancelled and Serve returns, rather than
+// waiting for calls that would never end by themselves (a gateway's
+// upstream calls, before its fleet is closed).
+func TestProviderServeStopCancelsCalls(t *testing.T) {
+	t.Parallel()
+	f := newProviderFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ct, st := mcp.NewInMemoryTransports()
+	served := make(chan error, 1)
+	go func() { served <- f.p.Serve(ctx, st) }()
+	cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer ccancel()
+	cs, err := newTestClient(nil).Connect(cctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "block"})
+		called <- err
+	}()
+	<-f.started
+	cancel()
+	select {
+	case err := <-served:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Serve = %v, want context.Canceled", err)
+		}
+	case <-time.After(serveStopGrace + 5*time.Second):
+		t.Fatal("Serve did not return after its context ended")
+	}
+	if err := <-f.cancelled; !errors.Is(err, context.Canceled) {
+		t.Errorf("the call in flight ended with %v, want its context cancelled", err)
+	}
+}

@@ -251,6 +251,21 @@ func outputSchemaOf(v any) json.RawMessage {
 	return cleanOutputSchema(b)
 }
 
+// InputSchemaJSON returns the named tool's input schema with two other
+// forms of it, kept from when the tool was added so that they cost
+// nothing: the JSON it marshals to (compact), and that JSON decoded (maps,
+// slices, float64 …), nil where only the JSON is kept. Both are shared:
+// callers must only read them. All nil for an unknown name.
+func (r *Registry) InputSchemaJSON(name string) (schema *jsonschema.Schema, raw json.RawMessage, decoded map[string]any) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[name]
+	if !ok || e.schema == nil {
+		return nil, nil, nil
+	}
+	return e.tool.InputSchema, e.schema.json, e.schema.decoded
+}
+
 // SchemaNotes says what normalizing the named tool's input schema lost
 // (see NormalizeSchemaNotes): nil when nothing was, or for an unknown
 // name. Arguments of a tool with notes are checked only as far as the

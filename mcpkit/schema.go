@@ -68,6 +68,12 @@ type compiledSchema struct {
 	// additionalProperties, …), used to check each property on its own so
 	// that a failure can list every bad property.
 	relaxed *jsonschema.Resolved
+	// json is the schema as the JSON it was read from (compact), so that
+	// whoever needs the JSON need not marshal schema again.
+	json json.RawMessage
+	// decoded is json decoded (read-only), for the same reason; nil for
+	// the open object schema.
+	decoded map[string]any
 }
 
 // supportedDrafts are the "$schema" values the validator understands.
@@ -110,7 +116,7 @@ func openObjectSchema() *compiledSchema {
 	if err != nil {
 		panic(err) // cannot happen for this schema
 	}
-	return &compiledSchema{schema: s, resolved: rs}
+	return &compiledSchema{schema: s, resolved: rs, json: json.RawMessage(`{"type":"object"}`)}
 }
 
 // normalizeSchema does NormalizeSchema's work. err is set (and cs nil)
@@ -184,12 +190,12 @@ func normalizeSchema(raw any) (cs *compiledSchema, notes []string, err error) {
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {
-		return &compiledSchema{schema: s}, []string{"input schema cannot be used for validation (" + trimValidationPrefix(err.Error()) + "); arguments are checked only for being an object"}, nil
+		return &compiledSchema{schema: s, json: b, decoded: m}, []string{"input schema cannot be used for validation (" + trimValidationPrefix(err.Error()) + "); arguments are checked only for being an object"}, nil
 	}
 	// Validation follows $refs without a stack bound: a loop of them that
 	// never descends into the arguments would overflow the stack.
 	if loop := refLoop(m); loop != "" {
-		return &compiledSchema{schema: s}, []string{"input schema's references loop or cannot be followed (" + loop + "); arguments are checked only for being an object"}, nil
+		return &compiledSchema{schema: s, json: b, decoded: m}, []string{"input schema's references loop or cannot be followed (" + loop + "); arguments are checked only for being an object"}, nil
 	}
 
 	relaxed := *s
@@ -207,7 +213,7 @@ func normalizeSchema(raw any) (cs *compiledSchema, notes []string, err error) {
 	if err != nil {
 		rr = nil // fall back to the whole-schema message only
 	}
-	return &compiledSchema{schema: s, resolved: rs, relaxed: rr}, nil, nil
+	return &compiledSchema{schema: s, resolved: rs, relaxed: rr, json: b, decoded: m}, nil, nil
 }
 
 // schemaKeywords are the keywords whose values are subschemas, by shape:

@@ -68,6 +68,9 @@ type process struct {
 	waitErr    error
 
 	shutdownOnce sync.Once
+	// released, if set, is called once shutdown or abort has finished
+	// (set before either can run).
+	released func()
 }
 
 // startProcess spawns cfg's command with the parent's environment
@@ -273,10 +276,16 @@ func (p *process) waitExit(d time.Duration) bool {
 }
 
 // finishShutdown kills what is left of the group once the leader is gone
-// (or unkillable) and closes the parent's end of stdout.
+// (or unkillable), waits (boundedly) for the group to be gone, so that no
+// grandchild is still dying when shutdown returns, and closes the
+// parent's end of stdout.
 func (p *process) finishShutdown() {
 	killGroup(p.cmd.Process)
+	awaitGroupGone(p.cmd.Process, time.Second)
 	p.stdout.Close()
+	if p.released != nil {
+		p.released()
+	}
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -45,6 +45,9 @@ const crashChildEnv = "WORLDFORGE_CRASH_CHILD"
 const commitRoute = "POST /proposals/{id}/commit"
 
 func TestMain(m *testing.M) {
+	if kind := os.Getenv(stressChildEnv); kind != "" {
+		os.Exit(stressChildMain(kind))
+	}
 	if os.Getenv(crashChildEnv) == "1" {
 		os.Exit(crashChildMain())
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -45,6 +46,10 @@ type Caller struct {
 	// model leaves out (Options.Strict), which the tool's own schema would
 	// refuse.
 	DropNulls bool
+	// Names maps a name the model was given for a tool, where it differs
+	// from the registry's (GeminiTool.Names), to the registry's name. The
+	// result keeps the name the model called.
+	Names map[string]string
 }
 
 // Result is a tool call's outcome ready to go back to the model: text and
@@ -92,7 +97,11 @@ func (c *Caller) Call(ctx context.Context, call ToolCall) *Result {
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	res, err := c.Registry.Call(ctx, call.Name, args)
+	name := call.Name
+	if orig, ok := c.Names[name]; ok {
+		name = orig
+	}
+	res, err := c.Registry.Call(ctx, name, args)
 	if err != nil {
 		var me *mcpkit.Error
 		switch {
@@ -268,9 +277,29 @@ func (r *Result) OpenAIMessage() openai.ChatCompletionMessageParamUnion {
 }
 
 // OpenAIResponsesItem is the result as a Responses API function_call_output
-// input item.
+// input item: its output is the text, or, when the result has images, a
+// list of input_text and input_image items (each image as a base64 data
+// URL), which function_call_output takes.
 func (r *Result) OpenAIResponsesItem() responses.ResponseInputItemUnionParam {
-	item := responses.ResponseInputItemParamOfFunctionCallOutput(r.Text())
+	if !slices.ContainsFunc(r.Parts, func(p Part) bool { return p.Image != nil }) {
+		item := responses.ResponseInputItemParamOfFunctionCallOutput(r.Text())
+		item.OfFunctionCallOutput.CallID = openai.String(r.Call.ID)
+		return item
+	}
+	list := make(responses.ResponseFunctionCallOutputItemListParam, 0, len(r.Parts))
+	for _, p := range r.Parts {
+		if p.Image != nil {
+			url := "data:" + p.ImageMIME + ";base64," + base64.StdEncoding.EncodeToString(p.Image)
+			list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{
+				OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: openai.String(url)},
+			})
+			continue
+		}
+		list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{
+			OfInputText: &responses.ResponseInputTextContentParam{Text: p.Text},
+		})
+	}
+	item := responses.ResponseInputItemParamOfFunctionCallOutput(list)
 	item.OfFunctionCallOutput.CallID = openai.String(r.Call.ID)
 	return item
 }

@@ -110,6 +110,22 @@ func TestCallTimeoutAndContent(t *testing.T) {
 	if !strings.Contains(r.Text(), "[image (image/png") {
 		t.Errorf("text without an image placeholder: %q", r.Text())
 	}
+	// The Responses API's function_call_output takes the image itself.
+	ri, _ := json.Marshal(r.OpenAIResponsesItem())
+	var item struct {
+		Type   string `json:"type"`
+		CallID string `json:"call_id"`
+		Output []struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			ImageURL string `json:"image_url"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal(ri, &item); err != nil || item.Type != "function_call_output" || item.CallID != "m" || len(item.Output) != 3 ||
+		item.Output[0].Type != "input_text" || item.Output[1].Type != "input_image" ||
+		!strings.HasPrefix(item.Output[1].ImageURL, "data:image/png;base64,") || strings.Contains(string(ri), "not shown") {
+		t.Errorf("responses item with an image: %v\n%s", err, ri)
+	}
 	checkShapes(t, r)
 
 	r = caller.Call(ctx, ToolCall{ID: "s", Name: "structured"})
@@ -124,6 +140,10 @@ func TestCallTimeoutAndContent(t *testing.T) {
 	r = caller.Call(ctx, ToolCall{ID: "b", Name: "big"})
 	if !r.Truncated || len(r.Parts) != 1 || !strings.Contains(r.Parts[0].Text, "[truncated") || !strings.HasPrefix(r.Parts[0].Text, strings.Repeat("é", 25)+"\n") {
 		t.Errorf("big: %+v", r)
+	}
+	// The image did not fit the budget: the Responses output is text.
+	if ri, _ := json.Marshal(r.OpenAIResponsesItem()); !strings.Contains(string(ri), `"output":"`) || strings.Contains(string(ri), "input_image") {
+		t.Errorf("responses item over budget: %s", ri)
 	}
 }
 

@@ -27,7 +27,11 @@
 //     object schema;
 //   - Gemini gets its OpenAPI subset: type lists become "nullable" (and
 //     anyOf for several types), only string enums stay, no $ref, no
-//     additionalProperties, allOf merged, oneOf turned into anyOf;
+//     additionalProperties, allOf merged, oneOf turned into anyOf; a
+//     nested object without properties (which Gemini refuses) is left
+//     out, an array without items becomes an array of strings, and a
+//     function name Gemini refuses is declared as GeminiName makes it,
+//     GeminiTool.Names mapping it back for Caller.Names;
 //   - OpenAI strict mode (Options.Strict) lists every property as required
 //     and makes the optional ones nullable, sets additionalProperties to
 //     false on every object and removes what strict mode does not take.
@@ -43,7 +47,9 @@
 // the schema, an unknown tool, the tool's isError, a timeout and a server
 // that is not connected all come back as a Result with IsError and a text
 // the model can read. The Result becomes an OpenAI tool message
-// (OpenAIMessage), a Responses function_call_output (OpenAIResponsesItem),
+// (OpenAIMessage, text only: images are named), a Responses
+// function_call_output with input_text and input_image items
+// (OpenAIResponsesItem),
 // an Anthropic tool_result block with text and image blocks
 // (AnthropicBlock) or a Gemini functionResponse part (GeminiPart). Text
 // and images share a byte budget (Caller.MaxBytes); what does not fit is

@@ -81,7 +81,7 @@ func prepare(reg *mcpkit.Registry, opts Options, notes *[]Note) []prepared {
 				p.description = "[" + ref.Server + "] " + p.description
 			}
 		}
-		p.entry = decoded(t.Name, t.InputSchema, notes)
+		p.entry = decoded(t.Name, t.InputSchema, reg, notes)
 		out = append(out, p)
 	}
 	return out
@@ -171,18 +171,33 @@ func AnthropicTools(reg *mcpkit.Registry, opts *Options) ([]anthropic.ToolUnionP
 }
 
 // GeminiTools converts the registry's tools, sorted by name, to one Gemini
-// tool holding a function declaration for each.
+// tool holding a function declaration for each. A name Gemini would
+// refuse is declared as GeminiName makes it, and GeminiTool.Names maps it
+// back (give it to Caller.Names).
 func GeminiTools(reg *mcpkit.Registry, opts *Options) (GeminiTool, []Note) {
+	var built []Note // notes of the build step, named per tool
 	decls, notes := convert(reg, opts.orZero(), profileGemini, func(t prepared, schema map[string]any) GeminiFunctionDeclaration {
 		d := GeminiFunctionDeclaration{Name: t.name, Description: t.description}
+		// geminiSchema copies what it keeps.
+		params := geminiSchema(schema, "", func(path, msg string) {
+			built = append(built, Note{Tool: t.name, Path: path, Message: msg})
+		})
 		// Gemini refuses an OBJECT without properties: a tool without
-		// parameters has none. geminiSchema copies what it keeps.
-		if props, _ := schema["properties"].(map[string]any); len(props) > 0 {
-			d.Parameters = geminiSchema(schema)
+		// parameters has none.
+		if len(params.Properties) > 0 {
+			d.Parameters = params
 		}
 		return d
 	})
-	return GeminiTool{FunctionDeclarations: decls}, notes
+	names := make([]string, len(decls))
+	for i, d := range decls {
+		names[i] = d.Name
+	}
+	declared, back := geminiNames(names, &notes)
+	for i := range decls {
+		decls[i].Name = declared[i]
+	}
+	return GeminiTool{FunctionDeclarations: decls, Names: back}, append(notes, built...)
 }
 
 // Tools converts the registry's tools to format f and returns them as the
@@ -229,8 +244,10 @@ type normalizedSchema struct {
 	notes  []Note
 }
 
-// decoded returns the cache entry of s (an empty schema for nil).
-func decoded(tool string, s *jsonschema.Schema, notes *[]Note) *cacheEntry {
+// decoded returns the cache entry of tool's schema s (an empty schema for
+// nil). The registry keeps the schema decoded and as JSON, which spares
+// marshaling s (the costliest step by far) and decoding it again.
+func decoded(tool string, s *jsonschema.Schema, reg *mcpkit.Registry, notes *[]Note) *cacheEntry {
 	if s == nil {
 		return &cacheEntry{schema: map[string]any{}}
 	}
@@ -240,11 +257,21 @@ func decoded(tool string, s *jsonschema.Schema, notes *[]Note) *cacheEntry {
 	cacheMu.Unlock()
 	if !ok {
 		c = &cacheEntry{}
-		raw, err := json.Marshal(s)
-		if err != nil {
+		held, raw, m := reg.InputSchemaJSON(tool)
+		var err error
+		if held != s { // replaced since it was listed
+			raw, m = nil, nil
+		}
+		if raw == nil && m == nil {
+			raw, err = json.Marshal(s)
+		}
+		switch {
+		case m != nil:
+			c.schema = m // read-only, as c.schema is
+		case err != nil:
 			c.schema = map[string]any{}
 			c.notes = []Note{{Message: "input schema does not marshal; replaced by an empty object schema: " + err.Error()}}
-		} else {
+		default:
 			c.schema = schemaMap(raw, "", &c.notes)
 		}
 		cacheMu.Lock()

@@ -409,7 +409,20 @@ func TestSchemaCases(t *testing.T) {
 			name:   "free-form",
 			schema: `{"type":"object","properties":{"any":{},"obj":{"type":"object"},"list":{"type":"array"}},"required":["any","obj","list"]}`,
 			strict: `{"type":"object","additionalProperties":false,"properties":{"any":{"type":["string","number","boolean","null"]},"list":{"type":"array","items":{"type":["string","number","boolean","null"]}},"obj":{"type":"object","additionalProperties":false,"properties":{},"required":[]}},"required":["any","list","obj"]}`,
-			notes:  []string{"schema without a type", "array without items", "object without properties takes no keys"},
+			gemini: `{"type":"OBJECT","properties":{"any":{"anyOf":[{"type":"STRING"},{"type":"NUMBER"},{"type":"BOOLEAN"}]},"list":{"type":"ARRAY","items":{"type":"STRING"}}},"propertyOrdering":["any","list"],"required":["any","list"]}`,
+			notes:  []string{"schema without a type", "array without items", "object without properties takes no keys", "not a schema Gemini takes; the property is left out", "declared as an array of strings", "declared as a string, number or boolean"},
+		},
+		{
+			name:   "gemini nested free-form",
+			schema: `{"type":"object","properties":{"q":{"type":"string"},"meta":{"type":"object","additionalProperties":{"type":"string"}},"rows":{"type":"array","items":{"type":"object"}},"v":{"anyOf":[{"type":"string"},{"type":"object"}]}},"required":["q","meta"]}`,
+			gemini: `{"type":"OBJECT","properties":{"q":{"type":"STRING"},"v":{"anyOf":[{"type":"STRING"}]}},"propertyOrdering":["q","v"],"required":["q"]}`,
+			notes:  []string{"not a schema Gemini takes; the property is left out", "the branch is left out"},
+		},
+		{
+			name:   "gemini only free-form",
+			schema: `{"type":"object","properties":{"meta":{"type":"object"}}}`,
+			gemini: `null`,
+			notes:  []string{"not a schema Gemini takes"},
 		},
 	}
 	for _, tc := range cases {
