@@ -88,6 +88,9 @@ type Options struct {
 	// Logger receives the errors of recording a key's use (nil:
 	// slog.Default()).
 	Logger *slog.Logger
+	// Resource is the resource indicator OAuth access tokens must be
+	// bound to (this server's MCP endpoint URL); "" refuses them all.
+	Resource string
 }
 
 // Authenticator verifies credentials and mints them.
@@ -108,6 +111,8 @@ type Authenticator struct {
 	keyMu     sync.Mutex
 	jwtKey    signingKey
 	keyLoaded time.Time
+
+	resource string
 }
 
 // signingKey is the JWT signing key with its id.
@@ -162,6 +167,7 @@ func New(ctx context.Context, store Store, opts *Options) (*Authenticator, error
 		if opts.Now != nil {
 			a.now = opts.Now
 		}
+		a.resource = opts.Resource
 	}
 	if _, err := a.loadKey(ctx); err != nil {
 		return nil, err
@@ -358,6 +364,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*worldf
 	if strings.HasPrefix(token, KeyPrefix) {
 		actor, err = a.verifyKey(ctx, token)
 		expires = now.Add(a.ttl)
+	} else if strings.HasPrefix(token, AccessPrefix) {
+		actor, expires, err = a.verifyAccess(ctx, token)
+		if ttlEnd := now.Add(a.ttl); ttlEnd.Before(expires) {
+			expires = ttlEnd
+		}
 	} else {
 		actor, expires, err = a.verifyJWT(ctx, token)
 		if ttlEnd := now.Add(a.ttl); ttlEnd.Before(expires) {
@@ -418,6 +429,12 @@ func (a *Authenticator) verifyKey(ctx context.Context, secret string) (*worldfor
 // of recent records is bounded: when full, the entries older than
 // TouchEvery go, and if none is, all of them (a few extra writes).
 func (a *Authenticator) touch(ctx context.Context, keyID string) {
+	a.touchWith(ctx, keyID, func(at time.Time) error { return a.store.TouchAPIKey(ctx, keyID, at) })
+}
+
+// touchWith is touch for any credential: id names it in the map of
+// recent records, record writes the use.
+func (a *Authenticator) touchWith(ctx context.Context, keyID string, record func(time.Time) error) {
 	now := a.now()
 	a.touchMu.Lock()
 	if last, ok := a.touched[keyID]; ok && !now.Before(last) && now.Sub(last) < TouchEvery {
@@ -436,8 +453,8 @@ func (a *Authenticator) touch(ctx context.Context, keyID string) {
 	}
 	a.touched[keyID] = now
 	a.touchMu.Unlock()
-	if err := a.store.TouchAPIKey(ctx, keyID, now); err != nil {
-		a.log.WarnContext(ctx, "auth: recording an api key's use failed", "key", keyID, "err", err)
+	if err := record(now); err != nil {
+		a.log.WarnContext(ctx, "auth: recording a credential's use failed", "key", keyID, "err", err)
 	}
 }
 

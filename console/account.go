@@ -12,6 +12,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/app"
+	"github.com/worldforge-go/worldforge/authserver"
 )
 
 // The account pages: the caller's auto-accept rules, their API keys and
@@ -132,6 +133,8 @@ type keysData struct {
 	New    *app.NewKey
 	// Config is the new key's ready mcpServers snippet.
 	Config string
+	// Apps are the apps connected by OAuth (nil without it).
+	Apps []authserver.ConnectedApp
 }
 
 func (c *Console) keysPage(w http.ResponseWriter, r *http.Request, v *visit, status int, nk *app.NewKey) {
@@ -141,6 +144,12 @@ func (c *Console) keysPage(w http.ResponseWriter, r *http.Request, v *visit, sta
 		return
 	}
 	d := &keysData{Keys: keys, Scopes: wf.AllScopes, New: nk}
+	if c.opts.OAuth != nil {
+		if d.Apps, err = c.opts.OAuth.ConnectedApps(r.Context(), v.User.ID); err != nil {
+			c.fail(w, r, v, err)
+			return
+		}
+	}
 	if nk != nil {
 		cfg, err := json.MarshalIndent(map[string]any{
 			"mcpServers": map[string]mcpServer{

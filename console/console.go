@@ -41,6 +41,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/app"
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/authserver"
 )
 
 // DefaultLiveInterval is how often the live review queue looks for new
@@ -64,6 +65,9 @@ type Options struct {
 	// LiveInterval is how often the live queue polls the store; 0 means
 	// DefaultLiveInterval.
 	LiveInterval time.Duration
+	// OAuth, when set, is the authorization server whose consent page
+	// and connected apps the console shows (oauth.go).
+	OAuth *authserver.Server
 }
 
 // Console is the web console's HTTP handler.

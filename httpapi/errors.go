@@ -49,7 +49,7 @@ func writeError(w http.ResponseWriter, err error) {
 	if errors.As(err, &e) && e.Detail != "" {
 		body["detail"] = e.Detail
 	}
-	if code == worldforge.EUnauthorized {
+	if code == worldforge.EUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="worldforge"`)
 	}
 	if code == worldforge.EUnavailable && w.Header().Get("Retry-After") == "" {

@@ -77,6 +77,12 @@ type Options struct {
 	// its own patterns next to /mcp and REST, behind the same Host/Origin
 	// check and the per-IP rate limit.
 	Console Console
+
+	// OAuth, when set, is the authorization server (package authserver),
+	// mounted like the console; ResourceMetadataURL is the URL of the
+	// protected resource metadata every 401 names (oauth.go).
+	OAuth               Console
+	ResourceMetadataURL string
 }
 
 // Console is a web UI mounted on the server's listener.
@@ -163,11 +169,17 @@ func New(opts Options) *Server {
 
 	s.mux.Handle("/mcp", s.guarded(http.HandlerFunc(s.serveMCP)))
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.pattern, s.guarded(gate(rt.access, rt.handler)))
+		s.mux.Handle(rt.pattern, s.guarded(s.scopeChallenge(rt.access, gate(rt.access, rt.handler))))
 	}
 	if opts.Console != nil {
 		h := s.perIPLimited(opts.Console)
 		for _, p := range opts.Console.Patterns() {
+			s.mux.Handle(p, h)
+		}
+	}
+	if opts.OAuth != nil {
+		h := s.perIPLimited(opts.OAuth)
+		for _, p := range opts.OAuth.Patterns() {
 			s.mux.Handle(p, h)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/authserver"
 	"github.com/worldforge-go/worldforge/console"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/internal/benchtool"
@@ -50,7 +51,8 @@ const Synopsis = "[--addr HOST:PORT] [--db DSN] [--demo] [--console=false] [--pu
 	"[--rate-limit R] [--rate-burst N] [--max-concurrent N] [--allowed-hosts H1,H2] [--max-body-bytes N] [--max-header-bytes N] " +
 	"[--read-header-timeout D] [--read-timeout D] [--write-timeout D] [--idle-timeout D] [--max-streams-per-credential N] [--max-streams N] " +
 	"[--quotas=false] [--quota-worlds N] [--quota-cells N] [--quota-lore-entities N] [--quota-pending-proposals N] [--quota-keys N] " +
-	"[--log-format text|json] [--log-flush-interval 100ms] [--shutdown-timeout 10s] [--metrics=false] [--metrics-addr HOST:PORT] [--memory-limit 64MiB]"
+	"[--log-format text|json] [--log-flush-interval 100ms] [--shutdown-timeout 10s] [--metrics=false] [--metrics-addr HOST:PORT] [--memory-limit 64MiB] " +
+	"[--oauth=false] [--oauth-access-ttl D] [--oauth-refresh-ttl D]"
 
 // Serve runs the server until ctx ends, then shuts it down gracefully:
 //
@@ -78,6 +80,7 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	limitsFlags := addLimitFlags(fs) // abuse limits: limits.go
 	opsFlags := addOpsFlags(fs)      // logs, metrics, shutdown: ops.go
 	quotasFlags := addQuotaFlags(fs) // per-user quotas: quotas.go
+	oauthF := addOAuthFlags(fs)      // OAuth: oauth.go
 	if err := e.Parse(fs, args); err != nil {
 		return err
 	}
@@ -109,6 +112,14 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	quotas, err := quotasFlags.resolve()
 	if err != nil {
 		return err
+	}
+	if err := oauthF.check(); err != nil {
+		return err
+	}
+	if *publicURL != "" {
+		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return cli.UsageErrorf("--public-url %q is not an http(s) URL", *publicURL)
+		}
 	}
 	logger, logw := ops.logger(e.Stderr, level)
 	defer logw.Close()
@@ -150,7 +161,20 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	defer db.Close()
 	applyQuotas(db, quotas, logger)
 
-	authn, err := auth.New(ctx, db, &auth.Options{Logger: logger})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	defer ln.Close()
+	oauthURL := oauthPublicURL(*oauthF.on, *publicURL, ln.Addr())
+	if *oauthF.on && oauthURL == "" {
+		logger.Warn("OAuth endpoints off: --addr is not a loopback address and --public-url is not set")
+	}
+	aopts := &auth.Options{Logger: logger}
+	if oauthURL != "" {
+		aopts.Resource = oauthURL + "/mcp"
+	}
+	authn, err := auth.New(ctx, db, aopts)
 	if err != nil {
 		return err
 	}
@@ -168,13 +192,17 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	if *fastPath {
 		opts.Tools = tools
 	}
-	if *publicURL != "" {
-		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return cli.UsageErrorf("--public-url %q is not an http(s) URL", *publicURL)
+	var oauthSrv *authserver.Server
+	if oauthURL != "" {
+		oauthSrv, err = authserver.New(authserver.Options{Store: db, Auth: authn, PublicURL: oauthURL, Logger: logger,
+			AccessTTL: *oauthF.accessTTL, RefreshTTL: *oauthF.refreshTTL})
+		if err != nil {
+			return err
 		}
+		opts.OAuth, opts.ResourceMetadataURL = oauthSrv, oauthSrv.ResourceMetadataURL()
 	}
 	if *consoleOn {
-		con, err := console.New(ctx, console.Options{Store: db, Auth: authn, Logger: logger, PublicURL: *publicURL})
+		con, err := console.New(ctx, console.Options{Store: db, Auth: authn, Logger: logger, PublicURL: *publicURL, OAuth: oauthSrv})
 		if err != nil {
 			return err
 		}
@@ -182,10 +210,6 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 	}
 	api := httpapi.New(opts)
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
-	}
 	baseURL := "http://" + ln.Addr().String()
 	if *demo {
 		consoleURL := ""

@@ -16,6 +16,7 @@ import (
 
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/auth"
+	"github.com/worldforge-go/worldforge/authserver"
 	"github.com/worldforge-go/worldforge/console"
 	"github.com/worldforge-go/worldforge/httpapi"
 	"github.com/worldforge-go/worldforge/mcpserver"
@@ -31,6 +32,7 @@ type Server struct {
 	Tools *mcpserver.Server
 	// Console is the web console (Config.Console), or nil.
 	Console *console.Console
+	OAuth   *authserver.Server
 
 	// The cast and the world they share.
 	Owner, GM, Player, Stranger *wf.User
@@ -69,13 +71,36 @@ type Config struct {
 	Console bool
 	// LiveInterval is the console's console.Options.LiveInterval.
 	LiveInterval time.Duration
+	// OAuth serves the OAuth endpoints (package authserver) with the
+	// server's own URL as public URL; OAuthOptions, when set, adjusts
+	// their options first.
+	OAuth        bool
+	OAuthOptions func(*authserver.Options)
+}
+
+// lateHandler serves through a handler set once the listener's address
+// is known (the OAuth public URL names it).
+type lateHandler struct{ h http.Handler }
+
+func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { l.h.ServeHTTP(w, r) }
+
+func (l *lateHandler) Close() {
+	if c, ok := l.h.(interface{ Close() }); ok {
+		c.Close()
+	}
 }
 
 // StartWith is Start with a Config.
 func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 	t.Helper()
 	ctx := context.Background()
-	a, err := auth.New(ctx, db, &auth.Options{Now: cfg.AuthNow})
+	late := &lateHandler{}
+	url := Listen(t, late)
+	aopts := &auth.Options{Now: cfg.AuthNow}
+	if cfg.OAuth {
+		aopts.Resource = url + "/mcp"
+	}
+	a, err := auth.New(ctx, db, aopts)
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
@@ -87,16 +112,28 @@ func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 	if cfg.NoFastPath {
 		opts.Tools = nil
 	}
+	var oauth *authserver.Server
+	if cfg.OAuth {
+		o := authserver.Options{Store: db, Auth: a, PublicURL: url, Logger: cfg.Logger}
+		if cfg.OAuthOptions != nil {
+			cfg.OAuthOptions(&o)
+		}
+		if oauth, err = authserver.New(o); err != nil {
+			t.Fatalf("authserver: %v", err)
+		}
+		opts.OAuth, opts.ResourceMetadataURL = oauth, oauth.ResourceMetadataURL()
+	}
 	var con *console.Console
 	if cfg.Console {
-		con, err = console.New(ctx, console.Options{Store: db, Auth: a, Logger: cfg.Logger, LiveInterval: cfg.LiveInterval})
+		con, err = console.New(ctx, console.Options{Store: db, Auth: a, Logger: cfg.Logger, LiveInterval: cfg.LiveInterval, OAuth: oauth})
 		if err != nil {
 			t.Fatalf("console: %v", err)
 		}
 		opts.Console = con
 	}
 	api := httpapi.New(opts)
-	s := &Server{URL: Listen(t, api), API: api, DB: db, Auth: a, Tools: tools, Console: con}
+	late.h = api
+	s := &Server{URL: url, API: api, DB: db, Auth: a, Tools: tools, Console: con, OAuth: oauth}
 	s.seed(t)
 	return s
 }
