@@ -123,4 +123,8 @@ type OAuthStore interface {
 	// ListOAuthGrants returns the user's live grants, newest first, with
 	// their clients' names.
 	ListOAuthGrants(ctx context.Context, userID string) ([]OAuthGrant, error)
+	// PruneOAuth deletes the codes and tokens that expired before
+	// before, and returns how many. Grants stay (the connected apps'
+	// history).
+	PruneOAuth(ctx context.Context, before time.Time) (int, error)
 }

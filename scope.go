@@ -68,6 +68,9 @@ type CredentialKind string
 const (
 	CredentialAPIKey  CredentialKind = "api_key"
 	CredentialSession CredentialKind = "session"
+	// CredentialOAuth is an OAuth access token (package authserver
+	// issues them); the actor's KeyID is then its grant's id.
+	CredentialOAuth CredentialKind = "oauth"
 )
 
 // Actor is the authenticated caller of a request.

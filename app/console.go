@@ -23,6 +23,8 @@ const (
 	OpCreateAPIKey      = "create_api_key"
 	OpRevokeAPIKey      = "revoke_api_key"
 	OpListAudit         = "list_audit"
+	OpGrantOAuthApp     = "grant_oauth_app"
+	OpDisconnectOAuth   = "disconnect_oauth_app"
 )
 
 func consoleRow(op string, routes []string, who Who, readOnly bool, scopes ...string) Access {
@@ -43,6 +45,38 @@ var consoleTable = []Access{
 	consoleRow(OpCreateAPIKey, []string{"POST /keys"}, WhoSelf, false),
 	consoleRow(OpRevokeAPIKey, []string{"POST /keys/{id}/revoke"}, WhoSelf, false),
 	unaudited(consoleRow(OpListAudit, []string{"GET /audit", "GET /audit.csv", "GET /audit.jsonl"}, WhoSelf, true, wf.ScopeWorldRead)),
+	consoleRow(OpGrantOAuthApp, []string{"POST /oauth/consent"}, WhoSelf, false),
+	consoleRow(OpDisconnectOAuth, []string{"POST /keys/apps/revoke"}, WhoSelf, false),
+}
+
+// GrantOAuthApp records a person's consent to an OAuth client (package
+// authserver does the granting, through grant, which gets the caller's
+// user id and returns where to send the browser), with its audit row.
+func (s *Service) GrantOAuthApp(ctx context.Context, r Request, clientID string, grant func(userID string) (string, error)) (string, error) {
+	return run(ctx, s, r, OpGrantOAuthApp, func(c *call) (string, error) {
+		loc, err := grant(c.owner)
+		if err != nil {
+			return "", err
+		}
+		c.target("oauth_client", clientID, "")
+		return loc, nil
+	})
+}
+
+// DisconnectOAuthApp revokes every grant of the client for the caller
+// (through revoke), with its audit row.
+func (s *Service) DisconnectOAuthApp(ctx context.Context, r Request, clientID string, revoke func(userID, clientID string) error) error {
+	_, err := run(ctx, s, r, OpDisconnectOAuth, func(c *call) (struct{}, error) {
+		if clientID == "" {
+			return struct{}{}, wf.BadRequest("no client")
+		}
+		if err := revoke(c.owner, clientID); err != nil {
+			return struct{}{}, err
+		}
+		c.target("oauth_client", clientID, "")
+		return struct{}{}, nil
+	})
+	return err
 }
 
 // QueueQuery selects a page of the review queue: the proposals of the

@@ -1,6 +1,6 @@
 // Package auth turns bearer credentials into actors.
 //
-// Two kinds of credential are accepted:
+// Three kinds of credential are accepted:
 //
 //   - API keys "wk_live_<32 base32 characters>" (160 random bits). Only the
 //     SHA-256 of a key is stored; a plain hash is enough because the secret
@@ -21,6 +21,9 @@
 //     did, and at once (at most every keyRecheck) when a token names a key
 //     it does not hold, so a rotation through one replica reaches the
 //     others within about a second.
+//   - OAuth access tokens "wfa_…" that the built-in authorization server
+//     (package authserver) issues, bound to this server's resource and
+//     carrying the scopes a person granted (oauth.go).
 //
 // Either way the actor's effective owner is a user id checked to exist; a
 // credential whose user is gone authenticates with an empty owner, and the

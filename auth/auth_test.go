@@ -540,6 +540,7 @@ func FuzzAuthenticate(f *testing.F) {
 		auth.KeyPrefix, auth.KeyPrefix + "junk", auth.KeyPrefix + strings.Repeat("a", 32), auth.KeyPrefix + strings.Repeat("Z", 32),
 		parts[0] + "." + parts[1] + ".", parts[0] + ".." + parts[2], token[:len(token)-1],
 		"eyJhbGciOiJIUzI1NiJ9.e30.", "a.b.c", "..",
+		auth.AccessPrefix + strings.Repeat("a", 32), auth.RefreshPrefix + strings.Repeat("a", 32), auth.AccessPrefix + "junk",
 	} {
 		f.Add(seed)
 	}

@@ -30,9 +30,6 @@ const (
 	RefreshPrefix = "wfr_"
 )
 
-// CredentialOAuth is the credential kind of an OAuth access token's actor.
-const CredentialOAuth worldforge.CredentialKind = "oauth"
-
 // NewOAuthSecret returns prefix + 32 base32 characters (160 random bits)
 // and its stored hash.
 func NewOAuthSecret(prefix string) (string, []byte, error) {
@@ -81,7 +78,7 @@ func (a *Authenticator) verifyAccess(ctx context.Context, token string) (*worldf
 		return nil, time.Time{}, err
 	}
 	a.touchWith(ctx, "grant:"+g.ID, func(at time.Time) error { return st.TouchOAuthGrant(ctx, g.ID, at) })
-	return &worldforge.Actor{UserID: owner, KeyID: g.ID, Kind: CredentialOAuth, Scopes: g.Scopes}, tok.ExpiresAt, nil
+	return &worldforge.Actor{UserID: owner, KeyID: g.ID, Kind: worldforge.CredentialOAuth, Scopes: g.Scopes}, tok.ExpiresAt, nil
 }
 
 // ForgetOAuth drops every cached OAuth access token of this server, so

@@ -35,6 +35,9 @@ type Request struct {
 	// back.
 	Query string
 	doc   *document
+	// givenRedirect is the redirect_uri parameter ("" when left out),
+	// which the token request must repeat.
+	givenRedirect string
 }
 
 // AuthorizeError is a refused authorization request. With RedirectURI
@@ -148,7 +151,10 @@ func (s *Server) CheckAuthorize(ctx context.Context, q url.Values) (*Request, er
 		}
 		return nil, err
 	}
-	redirect := q.Get("redirect_uri")
+	// A client with one redirect URI may leave it out (OAuth 2.1 §4.1.1);
+	// the token request then leaves it out too.
+	given := q.Get("redirect_uri")
+	redirect := given
 	if redirect == "" && len(doc.RedirectURIs) == 1 {
 		redirect = doc.RedirectURIs[0]
 	}
@@ -195,7 +201,7 @@ func (s *Server) CheckAuthorize(ctx context.Context, q url.Values) (*Request, er
 	}
 	return &Request{
 		ClientID: clientID, ClientName: name, ClientURI: doc.ClientURI, RedirectURI: redirect, RedirectHost: ru.Host,
-		State: state, Challenge: challenge, Scopes: scopes, Resource: resource, Query: q.Encode(), doc: doc,
+		State: state, Challenge: challenge, Scopes: scopes, Resource: resource, Query: q.Encode(), doc: doc, givenRedirect: given,
 	}, nil
 }
 
@@ -223,7 +229,7 @@ func (s *Server) Approve(ctx context.Context, req *Request, userID string, scope
 	}
 	now := s.now()
 	c := &wf.OAuthCode{
-		Hash: hash, ClientID: req.ClientID, UserID: userID, RedirectURI: req.RedirectURI, Resource: req.Resource,
+		Hash: hash, ClientID: req.ClientID, UserID: userID, RedirectURI: req.givenRedirect, Resource: req.Resource,
 		Challenge: req.Challenge, Scopes: scopes, GrantID: wf.NewID("grant"), CreatedAt: now, ExpiresAt: now.Add(s.o.CodeTTL),
 	}
 	if err := s.store.CreateOAuthCode(ctx, c); err != nil {

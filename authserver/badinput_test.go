@@ -15,7 +15,9 @@ import (
 	"github.com/worldforge-go/worldforge/auth"
 	"github.com/worldforge-go/worldforge/authserver"
 	"github.com/worldforge-go/worldforge/authserver/clientmeta"
+	"github.com/worldforge-go/worldforge/internal/dbtest"
 	"github.com/worldforge-go/worldforge/internal/testserver"
+	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
 // unchanged fails the test if the store was written since before.
@@ -158,6 +160,19 @@ func TestTokenBadInput(t *testing.T) {
 	if resp.StatusCode != 400 {
 		t.Fatalf("JSON body: %d", resp.StatusCode)
 	}
+	// A client with one redirect URI may leave it out of both requests.
+	q := f.authorizeQuery("world:read")
+	q.Del("redirect_uri")
+	csrf, request := f.consentForm(q)
+	resp, _ = f.decide(csrf, request, "approve", "world:read")
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if !strings.HasPrefix(loc.String(), f.redirect+"?") {
+		t.Fatalf("without redirect_uri: redirected to %s", loc)
+	}
+	noRedirect := url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")}, "client_id": {f.clientID}, "code_verifier": {f.verifier}}
+	if tr := f.post("/token", noRedirect); tr.Status != 200 {
+		t.Fatalf("token without redirect_uri: %+v", tr)
+	}
 	// After all that the code still works, once.
 	if tr := f.post("/token", good); tr.Status != 200 {
 		t.Fatalf("the code after the refusals: %+v", tr)
@@ -248,7 +263,7 @@ func TestWrongResource(t *testing.T) {
 	if _, err := other.Authenticate(context.Background(), tr.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
 		t.Fatalf("token for another resource: %v", err)
 	}
-	if a, err := s.Auth.Authenticate(context.Background(), tr.AccessToken); err != nil || a.Kind != auth.CredentialOAuth || len(a.Scopes) != 1 || a.Scopes[0] != "world:read" {
+	if a, err := s.Auth.Authenticate(context.Background(), tr.AccessToken); err != nil || a.Kind != wf.CredentialOAuth || len(a.Scopes) != 1 || a.Scopes[0] != "world:read" {
 		t.Fatalf("token for this resource: %+v %v", a, err)
 	}
 	// A refresh token is not an access token.
@@ -334,5 +349,146 @@ func TestMetadataDocumentClient(t *testing.T) {
 	resp, _ := g.do("GET", "/authorize?"+g.authorizeQuery("world:read").Encode(), nil, nil)
 	if resp.StatusCode != 400 || resp.Header.Get("Location") != "" {
 		t.Fatalf("internal document: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestRevocationReplicas: a grant revoked through one server is refused
+// by another server on the same database once its cached answer (at
+// most the cache TTL old) expires, and by the revoking server at once;
+// an access token past its lifetime is refused.
+func TestRevocationReplicas(t *testing.T) {
+	s := start(t, nil)
+	f := newFlow(t, s)
+	tr := f.tokens("world:read")
+	var skew atomic.Int64
+	replica, err := auth.New(context.Background(), s.DB, &auth.Options{Resource: s.URL + "/mcp",
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replica.Authenticate(context.Background(), tr.AccessToken); err != nil {
+		t.Fatalf("replica before revocation: %v", err)
+	}
+	if r := f.post("/revoke", url.Values{"token": {tr.AccessToken}, "client_id": {f.clientID}}); r.Status != 200 {
+		t.Fatalf("revoke: %+v", r)
+	}
+	if _, err := s.Auth.Authenticate(context.Background(), tr.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
+		t.Fatalf("revoking server: %v", err)
+	}
+	skew.Store(int64(auth.DefaultCacheTTL))
+	if _, err := replica.Authenticate(context.Background(), tr.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
+		t.Fatalf("replica one cache TTL after revocation: %v", err)
+	}
+
+	tr2 := f.tokens("world:read")
+	skew.Store(int64(authserver.DefaultAccessTTL + time.Second))
+	if _, err := replica.Authenticate(context.Background(), tr2.AccessToken); !errors.Is(err, wf.ErrUnauthorized) {
+		t.Fatalf("expired access token: %v", err)
+	}
+}
+
+// TestDisconnectApp: the keys page's Revoke ends every token the app
+// holds for the person; the app is no longer listed.
+func TestDisconnectApp(t *testing.T) {
+	s := start(t, nil)
+	f := newFlow(t, s)
+	audited := s.AuditCount(t)
+	tr := f.tokens("world:read")
+	tr2 := f.tokens("world:read")
+	if n := s.AuditCount(t) - audited; n != 2 {
+		t.Fatalf("two consents wrote %d audit rows, want 2", n)
+	}
+	resp, b := f.do("GET", "/keys", nil, map[string]string{"Cookie": "wf_session=" + f.cookie})
+	m := csrfRE.FindSubmatch(b)
+	if resp.StatusCode != 200 || m == nil || strings.Count(string(b), `class="app"`) != 1 {
+		t.Fatalf("keys page: %d, want one connected app", resp.StatusCode)
+	}
+	form := url.Values{"csrf": {string(m[1])}, "client": {f.clientID}}
+	resp, _ = f.do("POST", "/keys/apps/revoke", strings.NewReader(form.Encode()),
+		map[string]string{"Cookie": "wf_session=" + f.cookie, "Content-Type": "application/x-www-form-urlencoded"})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke app: %d", resp.StatusCode)
+	}
+	if n := s.AuditCount(t) - audited; n != 3 {
+		t.Fatalf("consents and disconnect wrote %d audit rows, want 3", n)
+	}
+	for _, tok := range []string{tr.AccessToken, tr2.AccessToken} {
+		if status, _, _ := f.mcpCall(tok, "read_world", map[string]any{"id": s.World.ID}); status != 401 {
+			t.Fatalf("token of a disconnected app: %d", status)
+		}
+	}
+	if r := f.refresh(tr2.RefreshToken); r.Error != "invalid_grant" {
+		t.Fatalf("refresh of a disconnected app: %+v", r)
+	}
+	_, b = f.do("GET", "/keys", nil, map[string]string{"Cookie": "wf_session=" + f.cookie})
+	if strings.Contains(string(b), `class="app"`) {
+		t.Fatal("disconnected app still listed")
+	}
+}
+
+// TestChallenges: 401s from REST and /mcp name the resource metadata.
+func TestChallenges(t *testing.T) {
+	s := start(t, nil)
+	f := &flow{t: t, s: s}
+	want := `resource_metadata="` + s.URL + `/.well-known/oauth-protected-resource/mcp"`
+	for _, h := range []map[string]string{nil, {"Authorization": "Bearer wfa_" + strings.Repeat("a", 32)}, {"Authorization": "Basic eDp5"}} {
+		resp, _ := f.do("GET", "/me", nil, h)
+		if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
+			t.Fatalf("GET /me %v: %d %q", h, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	resp, _ := f.do("GET", "/mcp", nil, map[string]string{"Accept": "text/event-stream"})
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
+		t.Fatalf("GET /mcp: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
+
+// TestConcurrentClaims sends one code, then one refresh token, to
+// /token from many goroutines at once: exactly one request wins, every
+// other is invalid_grant, and the winner's tokens end revoked (a second
+// use means a copy exists).
+func TestConcurrentClaims(t *testing.T) {
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) { testConcurrentClaims(t, startOn(t, db, nil)) })
+}
+
+func testConcurrentClaims(t *testing.T, s *testserver.Server) {
+	f := newFlow(t, s)
+	const n = 16
+	claim := func(send func() tokenResp) (winner tokenResp) {
+		t.Helper()
+		results := make(chan tokenResp, n)
+		start := make(chan struct{})
+		for range n {
+			go func() {
+				<-start
+				results <- send()
+			}()
+		}
+		close(start)
+		wins := 0
+		for range n {
+			r := <-results
+			switch {
+			case r.Status == 200:
+				wins++
+				winner = r
+			case r.Error != "invalid_grant":
+				t.Errorf("a losing request got %+v, want invalid_grant", r)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d requests won, want 1", wins)
+		}
+		return winner
+	}
+	code := f.code("world:read")
+	won := claim(func() tokenResp { return f.exchange(code) })
+	if status, _, _ := f.mcpCall(won.AccessToken, "read_world", map[string]any{"id": s.World.ID}); status != 401 {
+		t.Fatalf("token of a code used %d times: %d", n, status)
+	}
+	tr := f.tokens("world:read")
+	won = claim(func() tokenResp { return f.refresh(tr.RefreshToken) })
+	if status, _, _ := f.mcpCall(won.AccessToken, "read_world", map[string]any{"id": s.World.ID}); status != 401 {
+		t.Fatalf("token of a refresh token used %d times: %d", n, status)
 	}
 }

@@ -1,10 +1,15 @@
 package authserver_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/testserver"
+	"github.com/worldforge-go/worldforge/sqlstore"
 )
 
 // TestFlow runs the whole MCP authorization flow by plain HTTP against a
@@ -12,7 +17,10 @@ import (
 // session, consent narrowing the scopes, code, token, tool calls on /mcp
 // with exactly the granted scopes, refresh, revocation.
 func TestFlow(t *testing.T) {
-	s := start(t, nil)
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) { testFlow(t, startOn(t, db, nil)) })
+}
+
+func testFlow(t *testing.T, s *testserver.Server) {
 	f := newFlow(t, s)
 
 	// Discovery: the 401 names the resource metadata, which names the
@@ -77,6 +85,11 @@ func TestFlow(t *testing.T) {
 		t.Fatalf("REST without world:write: %d %q", resp.StatusCode, wa)
 	}
 
+	// The use is recorded for the keys page.
+	apps, err := s.OAuth.ConnectedApps(context.Background(), s.Owner.ID)
+	if err != nil || len(apps) != 1 || apps[0].Name != "Test Agent" || apps[0].LastUsedAt == nil || len(apps[0].Scopes) != 1 {
+		t.Fatalf("connected apps: %+v %v", apps, err)
+	}
 	// The console lists the app.
 	resp, b = f.do("GET", "/keys", nil, map[string]string{"Cookie": "wf_session=" + f.cookie})
 	if resp.StatusCode != 200 || !strings.Contains(string(b), "Connected apps") || !strings.Contains(string(b), "Test Agent") {

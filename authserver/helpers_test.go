@@ -30,6 +30,12 @@ func start(t *testing.T, adjust func(*authserver.Options)) *testserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	return startOn(t, db, adjust)
+}
+
+// startOn is start on the given store.
+func startOn(t *testing.T, db *sqlstore.DB, adjust func(*authserver.Options)) *testserver.Server {
+	t.Helper()
 	return testserver.StartWith(t, db, testserver.Config{Console: true, OAuth: true, OAuthOptions: adjust})
 }
 

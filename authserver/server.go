@@ -46,6 +46,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	wf "github.com/worldforge-go/worldforge"
@@ -117,6 +118,8 @@ type Server struct {
 	resource string
 	fetcher  *clientmeta.Fetcher
 	mux      *http.ServeMux
+	// lastPrune is when expired rows were last pruned (UnixNano).
+	lastPrune atomic.Int64
 }
 
 // Scopes lists the scopes a client may ask for: every scope but "*".

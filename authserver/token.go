@@ -91,6 +91,7 @@ func (s *Server) newTokens(now time.Time) (access, refresh string, toks []*wf.OA
 }
 
 func (s *Server) issued(w http.ResponseWriter, access, refresh string, scopes []string) {
+	s.maybePrune()
 	writeJSON(w, http.StatusOK, tokenResponse{
 		AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(s.o.AccessTTL / time.Second),
 		RefreshToken: refresh, Scope: strings.Join(scopes, " "),
@@ -213,7 +214,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, f map[string]st
 		invalid("the refresh token was issued to another client")
 		return
 	}
-	if sc, ok := f["scope"]; ok {
+	if sc := f["scope"]; sc != "" {
 		want, err := ParseScope(sc)
 		if err != nil || !sameSet(want, g.Scopes) {
 			writeOAuthError(w, http.StatusBadRequest, "invalid_scope", "a refresh keeps the scopes granted: "+strings.Join(g.Scopes, " "))
@@ -373,4 +374,36 @@ func (s *Server) Disconnect(ctx context.Context, userID, clientID string) error 
 	}
 	s.log.InfoContext(ctx, "oauth app disconnected", "client_id", clientID, "user_id", userID)
 	return nil
+}
+
+// Expired codes and tokens are deleted once they are pruneAfter past
+// their expiry (until then a replayed code or refresh token is still
+// recognised, and revokes), at most once per pruneEvery per server, in
+// the background of a token request.
+const (
+	pruneAfter = 24 * time.Hour
+	pruneEvery = time.Hour
+)
+
+func (s *Server) maybePrune() {
+	now := s.now()
+	last := s.lastPrune.Load()
+	if last != 0 && now.Sub(time.Unix(0, last)) < pruneEvery {
+		return
+	}
+	if !s.lastPrune.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		n, err := s.store.PruneOAuth(ctx, now.Add(-pruneAfter))
+		if err != nil {
+			s.log.Warn("oauth: pruning expired codes and tokens failed", "err", err)
+			return
+		}
+		if n > 0 {
+			s.log.Info("oauth: pruned expired codes and tokens", "rows", n)
+		}
+	}()
 }

@@ -110,7 +110,9 @@ func (c *Console) consent(w http.ResponseWriter, r *http.Request, v *visit) {
 		c.renderConsent(w, r, v, http.StatusBadRequest, req)
 		return
 	}
-	loc, err := c.opts.OAuth.Approve(r.Context(), req, v.User.ID, scopes)
+	loc, err := c.app.GrantOAuthApp(r.Context(), v.req(), req.ClientID, func(userID string) (string, error) {
+		return c.opts.OAuth.Approve(r.Context(), req, userID, scopes)
+	})
 	if err != nil {
 		c.fail(w, r, v, err)
 		return
@@ -123,7 +125,9 @@ func (c *Console) disconnectApp(w http.ResponseWriter, r *http.Request, v *visit
 		c.fail(w, r, v, wf.BadRequest("unreadable form: %v", err))
 		return
 	}
-	err := c.opts.OAuth.Disconnect(r.Context(), v.User.ID, r.PostForm.Get("client"))
+	err := c.app.DisconnectOAuthApp(r.Context(), v.req(), r.PostForm.Get("client"), func(userID, clientID string) error {
+		return c.opts.OAuth.Disconnect(r.Context(), userID, clientID)
+	})
 	if errors.Is(err, wf.ErrNotFound) {
 		c.redirectErr(w, r, "/keys", err)
 		return

@@ -296,3 +296,21 @@ func (db *DB) ListOAuthGrants(ctx context.Context, userID string) ([]worldforge.
 		"SELECT "+grantCols+" FROM oauth_grants g LEFT JOIN oauth_clients c ON c.id = g.client_id WHERE g.user_id = ? AND g.revoked_at IS NULL ORDER BY g.created_at DESC, g.id DESC", userID))
 	return out, wrap("list oauth grants", err)
 }
+
+// PruneOAuth implements worldforge.OAuthStore.
+func (db *DB) PruneOAuth(ctx context.Context, before time.Time) (int, error) {
+	t := ms(before)
+	n := 0
+	for _, q := range []string{"DELETE FROM oauth_codes WHERE expires_at < ?", "DELETE FROM oauth_tokens WHERE expires_at < ?"} {
+		res, err := db.writer.q().exec(ctx, q, t)
+		if err != nil {
+			return n, wrap("prune oauth", err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return n, wrap("prune oauth", err)
+		}
+		n += int(k)
+	}
+	return n, nil
+}

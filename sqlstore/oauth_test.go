@@ -18,7 +18,7 @@ func oauthFixture(t *testing.T, db *sqlstore.DB, u *worldforge.User, code string
 	ctx := t.Context()
 	must(t, db.SaveOAuthClient(ctx, &worldforge.OAuthClient{ID: "client_" + code, Name: "App", Document: []byte(`{}`)}))
 	c := &worldforge.OAuthCode{Hash: []byte(code), ClientID: "client_" + code, UserID: u.ID, RedirectURI: "https://app.example/cb",
-		Resource: "https://wf.example/mcp", Challenge: "c", Scopes: []string{"world:read"}, GrantID: "grant_" + code, ExpiresAt: expires}
+		Resource: "https://wf.example/mcp", Challenge: "c", Scopes: []string{"world:read"}, GrantID: "grant_" + code, CreatedAt: expires.Add(-time.Minute), ExpiresAt: expires}
 	must(t, db.CreateOAuthCode(ctx, c))
 	return c
 }
@@ -169,6 +169,38 @@ func TestOAuthStoreBadInput(t *testing.T) {
 		_, err = db.RotateOAuthRefresh(ctx, toks[1].Hash, time.Now(), tokensFor("exp", 3)...)
 		if !errors.Is(err, &worldforge.Error{Code: worldforge.EConflict, Detail: worldforge.DetailGrantRevoked}) {
 			t.Fatalf("refresh of a revoked grant: %v", err)
+		}
+	})
+}
+
+// TestOAuthPrune deletes the codes and tokens expired before the cut,
+// and nothing else.
+func TestOAuthPrune(t *testing.T) {
+	t.Parallel()
+	dbtest.ForEachEngine(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		u := newUser(t, db, "u")
+		now := time.Now()
+		old := oauthFixture(t, db, u, "old", now.Add(-2*time.Hour))
+		fresh := oauthFixture(t, db, u, "fresh", now.Add(time.Minute))
+		var g worldforge.OAuthGrant
+		toks := tokensFor("fresh", 0)
+		toks[0].CreatedAt, toks[0].ExpiresAt = now.Add(-3*time.Hour), now.Add(-2*time.Hour) // an expired access token
+		must(t, db.ExchangeOAuthCode(ctx, fresh.Hash, now, &g, toks...))
+		n, err := db.PruneOAuth(ctx, now.Add(-time.Hour))
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("pruned %d rows, want 2 (the old code and the expired token)", n)
+		}
+		_, err = db.FindOAuthCode(ctx, old.Hash)
+		wantCode(t, err, worldforge.ENotFound)
+		if _, err := db.FindOAuthCode(ctx, fresh.Hash); err != nil {
+			t.Fatalf("fresh code: %v", err)
+		}
+		_, _, err = db.FindOAuthToken(ctx, toks[0].Hash)
+		wantCode(t, err, worldforge.ENotFound)
+		if _, _, err := db.FindOAuthToken(ctx, toks[1].Hash); err != nil {
+			t.Fatalf("live refresh token: %v", err)
 		}
 	})
 }

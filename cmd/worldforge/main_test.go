@@ -600,6 +600,8 @@ func TestBadInput(t *testing.T) {
 		{"serve bad log format", []string{"serve", "--log-format", "xml", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--log-format", "xml"}},
 		{"serve zero shutdown timeout", []string{"serve", "--shutdown-timeout", "0s", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--shutdown-timeout"}},
 		{"serve bad shutdown timeout", []string{"serve", "--shutdown-timeout", "soon", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"-shutdown-timeout"}},
+		{"serve zero oauth access ttl", []string{"serve", "--oauth-access-ttl", "0s", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--oauth-access-ttl"}},
+		{"serve oauth refresh shorter than access", []string{"serve", "--oauth-access-ttl", "1h", "--oauth-refresh-ttl", "1m", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"--oauth-refresh-ttl"}},
 		{"serve positional argument", []string{"serve", "now", "--addr", "127.0.0.1:0", "--db", "{db}"}, 2, []string{"serve"}},
 
 		{"user create unreachable postgres", []string{"user", "create", "Ann", "--db", unreachablePG}, 1, []string{"database"}},

@@ -20,7 +20,7 @@ type oauthFlags struct {
 
 func addOAuthFlags(fs *flag.FlagSet) *oauthFlags {
 	return &oauthFlags{
-		on:         fs.Bool("oauth", true, "serve the OAuth 2.1 endpoints (discovery, /register, /authorize, /token, /revoke), so MCP clients can connect by URL alone; needs --public-url unless --addr is a loopback address"),
+		on:         fs.Bool("oauth", true, "serve the OAuth 2.1 endpoints (discovery, /register, /authorize, /token, /revoke), so MCP clients can connect by URL alone; needs the console (its consent page), and --public-url unless --addr is a loopback address"),
 		accessTTL:  fs.Duration("oauth-access-ttl", authserver.DefaultAccessTTL, "lifetime of an OAuth access token"),
 		refreshTTL: fs.Duration("oauth-refresh-ttl", authserver.DefaultRefreshTTL, "lifetime of an OAuth refresh token (each refresh issues a new one)"),
 	}

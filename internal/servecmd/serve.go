@@ -166,8 +166,12 @@ func Serve(ctx context.Context, e *cli.Env, args []string, sopts *Options) error
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	defer ln.Close()
-	oauthURL := oauthPublicURL(*oauthF.on, *publicURL, ln.Addr())
-	if *oauthF.on && oauthURL == "" {
+	// The consent page is a console page: without the console, no OAuth.
+	oauthURL := oauthPublicURL(*oauthF.on && *consoleOn, *publicURL, ln.Addr())
+	switch {
+	case *oauthF.on && !*consoleOn:
+		logger.Warn("OAuth endpoints off: the consent page needs the console (--console=false)")
+	case *oauthF.on && oauthURL == "":
 		logger.Warn("OAuth endpoints off: --addr is not a loopback address and --public-url is not set")
 	}
 	aopts := &auth.Options{Logger: logger}
