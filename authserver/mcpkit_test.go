@@ -321,3 +321,58 @@ func TestMcpkitClientIDMetadataDocument(t *testing.T) {
 		t.Errorf("consent page does not name the document's client: %s", page)
 	}
 }
+
+// TestMcpkitConcurrentClients connects many mcpkit clients at once, each
+// through the whole flow (its own registration, consent in the same
+// person's browser, refreshes on every call), and checks that each ends
+// with a client of its own and working tools.
+func TestMcpkitConcurrentClients(t *testing.T) {
+	s := testserver.StartWith(t, dbtest.Open(t), testserver.Config{Console: true, OAuth: true,
+		OAuthOptions: func(o *authserver.Options) { o.AccessTTL = 5 * time.Second }})
+	b := s.Browser(t, s.Owner)
+	const n = 8
+	wires := make([]*wireLog, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wires[i] = &wireLog{}
+		c := mcpkitClient(t, s, b, wires[i], oauth.Config{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if err := c.Connect(ctx); err != nil {
+				errs <- fmt.Errorf("client %d: Connect: %w", i, err)
+				return
+			}
+			for range 3 {
+				res, err := c.CallTool(ctx, "read_world", map[string]any{"id": s.World.ID})
+				if err != nil || res.IsError {
+					errs <- fmt.Errorf("client %d: read_world: %v %v", i, err, res)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	ids := map[string]bool{}
+	for i, w := range wires {
+		id, _ := w.reg["client_id"].(string)
+		ids[id] = true
+		if w.count("POST", "/token", "refresh_token", http.StatusOK) == 0 {
+			t.Errorf("client %d never refreshed:\n%s", i, w)
+		}
+	}
+	if len(ids) != n || b.Visits() != n {
+		t.Errorf("%d distinct client ids, %d consents: want %d each", len(ids), b.Visits(), n)
+	}
+	apps, err := s.OAuth.ConnectedApps(context.Background(), s.Owner.ID)
+	if err != nil || len(apps) != n {
+		t.Errorf("connected apps: %d, %v; want %d", len(apps), err, n)
+	}
+}
