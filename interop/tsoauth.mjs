@@ -1,7 +1,10 @@
 // The official TypeScript SDK's client with its OAuth client provider,
 // given nothing but a running `worldforge serve`'s MCP URL.
 //
-//   node interop/tsoauth.mjs <mcp-url> <world-id>
+//   node interop/tsoauth.mjs <sdk-1|client-2> <mcp-url> <world-id> [ms-to-wait-for-expiry]
+//
+// sdk-1 is @modelcontextprotocol/sdk (v1), client-2 @modelcontextprotocol/client
+// (v2, which also checks the callback's iss against the metadata's issuer).
 //
 // The provider plays a desktop app: its redirect URI is a loopback
 // listener of its own, and redirectToAuthorization prints
@@ -15,15 +18,20 @@
 // if any check failed.
 import http from "node:http";
 import { randomBytes } from "node:crypto";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 
-const [mcpUrl, worldId, waitMs] = process.argv.slice(2);
-if (!mcpUrl || !worldId) {
-  console.error("usage: node tsoauth.mjs <mcp-url> <world-id> [ms-to-wait-for-expiry]");
+const [sdk, mcpUrl, worldId, waitMs] = process.argv.slice(2);
+if (!["sdk-1", "client-2"].includes(sdk) || !mcpUrl || !worldId) {
+  console.error("usage: node tsoauth.mjs <sdk-1|client-2> <mcp-url> <world-id> [ms-to-wait-for-expiry]");
   process.exit(2);
 }
+const { Client, StreamableHTTPClientTransport, UnauthorizedError } =
+  sdk === "sdk-1"
+    ? {
+        ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+        ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js")),
+        ...(await import("@modelcontextprotocol/sdk/client/auth.js")),
+      }
+    : await import("@modelcontextprotocol/client");
 let failed = 0;
 function check(name, cond, detail) {
   if (cond) {
@@ -71,7 +79,7 @@ class Provider {
     // The SDK's examples ask for a client secret; the server registers
     // every client as public and says so.
     return {
-      client_name: "TypeScript SDK e2e",
+      client_name: `TypeScript ${sdk} e2e`,
       redirect_uris: [redirectUrl],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
@@ -105,6 +113,14 @@ class Provider {
   codeVerifier() {
     return this.verifier;
   }
+  // v2 keeps what discovery found, to check on the callback that the
+  // code comes from the same authorization server.
+  saveDiscoveryState(state) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
 }
 
 const provider = new Provider();
@@ -136,7 +152,8 @@ async function main() {
   const cb = await callback;
   check("callback state", cb.searchParams.get("state") === provider.states.at(-1), cb.toString());
   check("callback iss", cb.searchParams.get("iss") === new URL(mcpUrl).origin, cb.toString());
-  await transport.finishAuth(cb.searchParams.get("code"));
+  // v2 takes the callback's parameters and checks iss itself.
+  await transport.finishAuth(sdk === "sdk-1" ? cb.searchParams.get("code") : cb.searchParams);
   check("tokens", provider.toks?.access_token?.startsWith("wfa_") && provider.toks?.refresh_token?.startsWith("wfr_"),
     JSON.stringify(Object.keys(provider.toks ?? {})));
 

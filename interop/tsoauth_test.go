@@ -16,15 +16,22 @@ import (
 )
 
 // TestTypeScriptOAuthClient runs tsoauth.mjs: the official TypeScript
-// SDK's client with an OAuth client provider connects to the server by
+// SDK's client (v1, @modelcontextprotocol/sdk, and v2,
+// @modelcontextprotocol/client) with an OAuth client provider connects to the server by
 // its URL alone — 401, protected resource and authorization server
 // discovery, dynamic registration, the person's consent (this test is the
 // browser: a console session approves, then the redirect goes back to the
 // script's loopback listener), the code exchange, tools, a refresh after
 // the access token expired, and revocation.
 func TestTypeScriptOAuthClient(t *testing.T) {
-	dir := requireNodePackage(t, "WORLDFORGE_TEST_NODE_INTEROP", "@modelcontextprotocol/sdk")
+	dir := requireNodePackage(t, "WORLDFORGE_TEST_NODE_INTEROP", "@modelcontextprotocol/sdk", "@modelcontextprotocol/client")
 	nodeBin := node(t)
+	for _, sdk := range []string{"sdk-1", "client-2"} {
+		t.Run(sdk, func(t *testing.T) { tsOAuth(t, dir, nodeBin, sdk) })
+	}
+}
+
+func tsOAuth(t *testing.T, dir, nodeBin, sdk string) {
 	s := testserver.StartWith(t, dbtest.Open(t), testserver.Config{Console: true, OAuth: true,
 		OAuthOptions: func(o *authserver.Options) { o.AccessTTL = time.Second }})
 	b := s.Browser(t, s.Owner)
@@ -32,7 +39,7 @@ func TestTypeScriptOAuthClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	// The script waits 1.5 s for its access token (1 s) to expire.
-	cmd := exec.CommandContext(ctx, nodeBin, "tsoauth.mjs", s.MCPURL(), s.World.ID, "1500")
+	cmd := exec.CommandContext(ctx, nodeBin, "tsoauth.mjs", sdk, s.MCPURL(), s.World.ID, "1500")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	cmd.WaitDelay = 5 * time.Second
@@ -92,7 +99,7 @@ func TestTypeScriptOAuthClient(t *testing.T) {
 	if b.Visits() != 1 {
 		t.Errorf("consent pages shown: %d, want 1", b.Visits())
 	}
-	if page := b.ConsentPages(); len(page) == 0 || !strings.Contains(page[0], "TypeScript SDK e2e") {
+	if page := b.ConsentPages(); len(page) == 0 || !strings.Contains(page[0], "TypeScript "+sdk+" e2e") {
 		t.Errorf("the consent page does not name the client")
 	}
 }
