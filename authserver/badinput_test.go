@@ -441,6 +441,11 @@ func TestChallenges(t *testing.T) {
 	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
 		t.Fatalf("GET /mcp: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
+	// A REST route's 401 names the scopes a token for it needs.
+	resp, _ = f.do("POST", "/auto-accept-rules", strings.NewReader(`{}`), map[string]string{"Content-Type": "application/json"})
+	if wa := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 || !strings.Contains(wa, want) || !strings.Contains(wa, `scope="world:write"`) {
+		t.Fatalf("POST /auto-accept-rules: %d %q", resp.StatusCode, wa)
+	}
 }
 
 // TestConcurrentClaims sends one code, then one refresh token, to

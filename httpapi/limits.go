@@ -152,7 +152,7 @@ func (s *Server) authFailed(w http.ResponseWriter, r *http.Request, err error) {
 			writeRateLimited(w, wait, "too many failed authentications")
 			return
 		}
-		w.Header().Set("WWW-Authenticate", s.challenge())
+		w.Header().Set("WWW-Authenticate", s.challenge(r))
 	}
 	writeError(w, err)
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -18,12 +19,29 @@ import (
 // /mcp keep answering a missing scope as a tool error (missing_scopes),
 // since the HTTP request itself was authorized.
 
-// challenge is the WWW-Authenticate value of a 401.
-func (s *Server) challenge() string {
+// challenge is the WWW-Authenticate value of a 401: on a REST route it
+// names the route's scopes (what a token for it needs).
+func (s *Server) challenge(r *http.Request) string {
 	if s.opts.ResourceMetadataURL == "" {
 		return `Bearer realm="worldforge"`
 	}
-	return `Bearer realm="worldforge", resource_metadata="` + s.opts.ResourceMetadataURL + `"`
+	v := `Bearer realm="worldforge", resource_metadata="` + s.opts.ResourceMetadataURL + `"`
+	if scopes, _ := r.Context().Value(routeScopesKey{}).([]string); len(scopes) > 0 {
+		v += `, scope="` + strings.Join(scopes, " ") + `"`
+	}
+	return v
+}
+
+type routeScopesKey struct{}
+
+// withRouteScopes records a REST route's scopes for its 401's challenge.
+func withRouteScopes(row app.Access, next http.Handler) http.Handler {
+	if len(row.Scopes) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeScopesKey{}, row.Scopes)))
+	})
 }
 
 // scopeChallenge sets, before gate refuses a credential without the

@@ -169,7 +169,7 @@ func New(opts Options) *Server {
 
 	s.mux.Handle("/mcp", s.guarded(http.HandlerFunc(s.serveMCP)))
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.pattern, s.guarded(s.scopeChallenge(rt.access, gate(rt.access, rt.handler))))
+		s.mux.Handle(rt.pattern, withRouteScopes(rt.access, s.guarded(s.scopeChallenge(rt.access, gate(rt.access, rt.handler)))))
 	}
 	if opts.Console != nil {
 		h := s.perIPLimited(opts.Console)
