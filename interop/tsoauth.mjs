@@ -1,7 +1,7 @@
 // The official TypeScript SDK's client with its OAuth client provider,
 // given nothing but a running `worldforge serve`'s MCP URL.
 //
-//   node interop/tsoauth.mjs <sdk-1|client-2> <mcp-url> <world-id> [ms-to-wait-for-expiry]
+//   node interop/tsoauth.mjs <sdk-1|client-2> <mcp-url> <world-id> [ms-to-wait-for-expiry] [client-metadata-url]
 //
 // sdk-1 is @modelcontextprotocol/sdk (v1), client-2 @modelcontextprotocol/client
 // (v2, which also checks the callback's iss against the metadata's issuer).
@@ -10,7 +10,9 @@
 // listener of its own, and redirectToAuthorization prints
 // "AUTHORIZE <url>" — the Go test (tsoauth_test.go) is the person's
 // browser: it approves on the console's consent page and follows the
-// redirect back to the listener. Then the client lists tools, calls
+// redirect back to the listener. With a client metadata URL the client
+// uses it as its client_id (a client ID metadata document) instead of
+// registering. Then the client lists tools, calls
 // read_world, waits for its short-lived access token to expire so that
 // the SDK refreshes it on the 401, calls again, and revokes its refresh
 // token (RFC 7009), after which the server refuses it.
@@ -19,7 +21,7 @@
 import http from "node:http";
 import { randomBytes } from "node:crypto";
 
-const [sdk, mcpUrl, worldId, waitMs] = process.argv.slice(2);
+const [sdk, mcpUrl, worldId, waitMs, clientMetadataUrl] = process.argv.slice(2);
 if (!["sdk-1", "client-2"].includes(sdk) || !mcpUrl || !worldId) {
   console.error("usage: node tsoauth.mjs <sdk-1|client-2> <mcp-url> <world-id> [ms-to-wait-for-expiry]");
   process.exit(2);
@@ -71,6 +73,7 @@ const recordingFetch = async (input, init) => {
 class Provider {
   constructor() {
     this.states = [];
+    if (clientMetadataUrl) this.clientMetadataUrl = clientMetadataUrl;
   }
   get redirectUrl() {
     return redirectUrl;
@@ -141,9 +144,13 @@ async function main() {
     if (!unauthorized) throw err;
   }
   check("401 starts authorization", unauthorized, "connect succeeded without a token");
-  check("registered", typeof provider.info?.client_id === "string", JSON.stringify(provider.info));
-  check("registered as a public client", provider.info?.token_endpoint_auth_method === "none" && !provider.info?.client_secret,
-    JSON.stringify(provider.info));
+  if (clientMetadataUrl) {
+    check("metadata document URL as client_id", provider.info?.client_id === clientMetadataUrl, JSON.stringify(provider.info));
+  } else {
+    check("registered", typeof provider.info?.client_id === "string", JSON.stringify(provider.info));
+    check("registered as a public client", provider.info?.token_endpoint_auth_method === "none" && !provider.info?.client_secret,
+      JSON.stringify(provider.info));
+  }
   const au = provider.authURL;
   check("authorization request", au && au.searchParams.get("code_challenge_method") === "S256" &&
     au.searchParams.get("resource") === mcpUrl, au?.toString());
