@@ -25,7 +25,8 @@ type Request struct {
 	ClientName  string
 	ClientURI   string
 	RedirectURI string
-	// RedirectHost is the host the code will be sent to.
+	// RedirectHost is the host the code will be sent to; for a native
+	// app's private-use scheme, which has none, the scheme ("com.example.app:").
 	RedirectHost string
 	State        string
 	Challenge    string
@@ -199,8 +200,12 @@ func (s *Server) CheckAuthorize(ctx context.Context, q url.Values) (*Request, er
 	if name == "" {
 		name = clientID
 	}
+	host := ru.Host
+	if host == "" {
+		host = ru.Scheme + ":"
+	}
 	return &Request{
-		ClientID: clientID, ClientName: name, ClientURI: doc.ClientURI, RedirectURI: redirect, RedirectHost: ru.Host,
+		ClientID: clientID, ClientName: name, ClientURI: doc.ClientURI, RedirectURI: redirect, RedirectHost: host,
 		State: state, Challenge: challenge, Scopes: scopes, Resource: resource, Query: q.Encode(), doc: doc, givenRedirect: given,
 	}, nil
 }

@@ -84,6 +84,7 @@ func ParseRegistration(body []byte) (*Metadata, error) {
 	default:
 		return nil, metadataError("token_endpoint_auth_method %q is not supported (supported: none)", f.authMethod)
 	}
+	f.clientID = "" // the server assigns it
 	return f.validate()
 }
 
