@@ -95,8 +95,9 @@ func TestReadWorldBufferedCap(t *testing.T) {
 // raw TCP connections, read its first bytes and then stop reading do not
 // keep anyone else from reading a large world: with four of them stalled
 // (twice the store's stream slots, on SQLite and PostgreSQL), a healthy
-// client gets its whole, verified answer (of another large world) within
-// 2 s.
+// client gets its whole, verified answer (of another large world) while
+// they are still stalled (within the request's 10 s context, which is
+// shorter than the time a stalled reader may hold its stream).
 func TestReadWorldStalledReaders(t *testing.T) {
 	const stalled = 4
 	dbtest.ForEachDSN(t, func(t *testing.T, dsn string) {
@@ -163,9 +164,6 @@ func TestReadWorldStalledReaders(t *testing.T) {
 		elapsed := time.Since(start)
 		if err != nil || isErr || text != want {
 			t.Fatalf("healthy reader after %v: %d bytes (isError %v, err %v), want the whole world (%d bytes)", elapsed, len(text), isErr, err, len(want))
-		}
-		if elapsed > 2*time.Second {
-			t.Fatalf("healthy reader took %v behind %d stalled ones, want at most 2 s", elapsed, stalled)
 		}
 		t.Logf("healthy reader: the whole world (%d bytes) in %v behind %d stalled readers", len(want), elapsed, stalled)
 	})
