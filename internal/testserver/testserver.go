@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,14 +80,25 @@ type Config struct {
 }
 
 // lateHandler serves through a handler set once the listener's address
-// is known (the OAuth public URL names it).
-type lateHandler struct{ h http.Handler }
+// is known (the OAuth public URL names it). A request that arrives
+// before then (a stray client of an earlier test on a reused port) gets
+// 503.
+type lateHandler struct{ h atomic.Pointer[http.Handler] }
 
-func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { l.h.ServeHTTP(w, r) }
+func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := l.h.Load()
+	if h == nil {
+		http.Error(w, "starting", http.StatusServiceUnavailable)
+		return
+	}
+	(*h).ServeHTTP(w, r)
+}
 
 func (l *lateHandler) Close() {
-	if c, ok := l.h.(interface{ Close() }); ok {
-		c.Close()
+	if h := l.h.Load(); h != nil {
+		if c, ok := (*h).(interface{ Close() }); ok {
+			c.Close()
+		}
 	}
 }
 
@@ -132,7 +144,8 @@ func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 		opts.Console = con
 	}
 	api := httpapi.New(opts)
-	late.h = api
+	var h http.Handler = api
+	late.h.Store(&h)
 	s := &Server{URL: url, API: api, DB: db, Auth: a, Tools: tools, Console: con, OAuth: oauth}
 	s.seed(t)
 	return s
