@@ -8,6 +8,7 @@ package testserver
 import (
 	"context"
 	"encoding/json"
+	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"log/slog"
 	"net"
 	"net/http"
@@ -69,6 +70,9 @@ type Config struct {
 	Console bool
 	// LiveInterval is the console's console.Options.LiveInterval.
 	LiveInterval time.Duration
+	// BenchNoopPayload, when set, adds the bench-only tool bench_noop
+	// answering it (serve --bench-noop).
+	BenchNoopPayload string
 }
 
 // StartWith is Start with a Config.
@@ -79,7 +83,11 @@ func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	tools, err := mcpserver.New(db, &mcpserver.Options{Logger: cfg.Logger, MaxBufferedAnswerBytes: cfg.MaxBufferedAnswerBytes})
+	mopts := &mcpserver.Options{Logger: cfg.Logger, MaxBufferedAnswerBytes: cfg.MaxBufferedAnswerBytes}
+	if cfg.BenchNoopPayload != "" {
+		benchtool.EnableNoop(mopts, cfg.BenchNoopPayload)
+	}
+	tools, err := mcpserver.New(db, mopts)
 	if err != nil {
 		t.Fatalf("mcpserver: %v", err)
 	}
