@@ -253,13 +253,21 @@ func (s *Server) fastToolCall(w http.ResponseWriter, r *http.Request, body []byt
 	return fastServed
 }
 
-// writeFastHeader sends the fast path's status and headers.
+// writeFastHeader sends the fast path's status and headers. Their values
+// are shared slices, set without Header.Set's slice per value: net/http
+// only reads them, and an Add to the same key appends to a slice of
+// length and capacity one, which copies it.
 func writeFastHeader(w http.ResponseWriter) {
 	wh := w.Header()
-	wh.Set("Cache-Control", "no-cache, no-transform")
-	wh.Set("Content-Type", "application/json")
+	wh["Cache-Control"] = fastCacheControl[:1:1]
+	wh["Content-Type"] = fastContentType[:1:1]
 	w.WriteHeader(http.StatusOK)
 }
+
+var (
+	fastCacheControl = []string{"no-cache, no-transform"}
+	fastContentType  = []string{"application/json"}
+)
 
 // streamBufferSize is what the fast path holds of a streamed answer
 // before writing it on.
@@ -670,6 +678,9 @@ func isLoopback(addr string) bool {
 }
 
 func baseMediaType(v string) string {
+	if v == "application/json" {
+		return v // what mime.ParseMediaType gives, without its map
+	}
 	mt, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		return ""
@@ -682,7 +693,7 @@ func baseMediaType(v string) string {
 func acceptsJSONAndStream(values []string) bool {
 	var jsonOK, streamOK bool
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for part := range strings.SplitSeq(v, ",") {
 			base, _, _ := strings.Cut(strings.TrimSpace(part), ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json", "application/*":
