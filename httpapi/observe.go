@@ -230,7 +230,13 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 		slog.Int("status", status),
 		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 	)
-	s.log.LogAttrs(ctx, level, "request", attrs...)
+	// The record goes to the handler directly, without the caller's pc
+	// that Logger.LogAttrs takes with runtime.Callers for every record:
+	// the request line has no source to name. Its time is the request's
+	// end, as LogAttrs's would be.
+	line := slog.NewRecord(start.Add(took), level, "request", 0)
+	line.AddAttrs(attrs...)
+	_ = s.log.Handler().Handle(ctx, line) // a handler's error is its own to report, as with LogAttrs
 }
 
 // requestID returns the incoming id if it is sane (1–128 characters of
