@@ -151,7 +151,7 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 	})
 	regs := registrations
 	if opts != nil && opts.benchNoopPayload != "" {
-		payload := json.RawMessage(opts.benchNoopPayload)
+		payload := renderedText(opts.benchNoopPayload)
 		regs = append(slices.Clone(regs), declare(benchtool.NoopTool, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
 			app.Access{Tool: benchtool.NoopTool, Who: app.WhoAnyone, ReadOnly: true}, &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
 			func(_ *Server, _ context.Context, _ *call, _ *worldforge.IDArgs) (any, error) {
@@ -169,6 +169,12 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// renderedText is a tool result rendered once and answered as it is on
+// every call (bench_noop's fixed document): outcome takes its text without
+// the copy a json.RawMessage's conversion to a string makes per call;
+// CallTool hands it on as a json.RawMessage.
+type renderedText string
 
 // MCP returns the shared go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
@@ -475,6 +481,8 @@ func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Ac
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
 			text = string(r)
+		case renderedText: // rendered once, for every call
+			text = string(r)
 		case deferredResult:
 			var (
 				write func(io.Writer) error
@@ -623,6 +631,9 @@ func (s *Server) CallTool(ctx context.Context, actor *worldforge.Actor, name str
 		return nil, worldforge.Errorf(worldforge.ENotFound, "unknown tool %q", name)
 	}
 	res, err := s.invoke(ctx, def, &call{req: request(actor, def)}, args)
+	if t, ok := res.(renderedText); ok {
+		return json.RawMessage(t), err
+	}
 	if d, ok := res.(deferredResult); ok && err == nil {
 		write, size, err := d.open(ctx)
 		if err != nil {
