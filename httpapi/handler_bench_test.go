@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"syscall"
@@ -11,6 +13,7 @@ import (
 	wf "github.com/worldforge-go/worldforge"
 	"github.com/worldforge-go/worldforge/bench"
 	"github.com/worldforge-go/worldforge/internal/dbtest"
+	"github.com/worldforge-go/worldforge/internal/obs"
 	"github.com/worldforge-go/worldforge/internal/testserver"
 )
 
@@ -109,6 +112,35 @@ func BenchmarkServeMCPPropose(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkServeNoop calls the HTTP handler in process with the bench-only
+// tool bench_noop (serve --bench-noop): API-key auth, the limits, the
+// request log (text, batched, as serve writes it), the metrics and the
+// fast path, with no store and no audit row. Its allocations per request
+// are the protocol layer's.
+func BenchmarkServeNoop(b *testing.B) {
+	for _, protocol := range []string{bench.Protocol20251125, bench.Protocol20260728} {
+		b.Run(protocol, func(b *testing.B) {
+			bw := obs.NewBufferedWriter(io.Discard, 100*time.Millisecond)
+			defer bw.Close()
+			log := slog.New(obs.NewHandler(obs.NewFlushingHandler(slog.NewTextHandler(bw, nil), bw, slog.LevelWarn)))
+			s := testserver.StartWith(b, dbtest.Open(b), testserver.Config{Logger: log, BenchNoopPayload: bench.BaselinePayload()})
+			h := bench.ToolCallHeaders(protocol, "bench_noop")
+			h.Set("Authorization", "Bearer "+s.Key(b, s.Owner, wf.ScopeAll))
+			body := bench.ToolCallBody(1, protocol, "bench_noop", map[string]any{"id": "x"})
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+				req.Header = h.Clone()
+				rec := httptest.NewRecorder()
+				s.API.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`"result"`)) {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
 		})
 	}
 }

@@ -48,6 +48,13 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// htmlSafeByte is htmlSafe over every byte value (false from
+// utf8.RuneSelf up), for a lookup without a bounds check.
+var htmlSafeByte = func() (t [256]bool) {
+	copy(t[:], htmlSafe[:])
+	return t
+}()
+
 // Write escapes p. Its errors are the underlying writer's.
 func (e *jsonStringWriter) Write(p []byte) (int, error) {
 	n := len(p)
@@ -128,11 +135,11 @@ func (e *jsonStringWriter) escape(p []byte, more bool) error {
 	start := 0
 	for i := 0; i < len(p); {
 		b := p[i]
+		if htmlSafeByte[b] {
+			i++
+			continue
+		}
 		if b < utf8.RuneSelf {
-			if htmlSafe[b] {
-				i++
-				continue
-			}
 			if !run(p[start:i]) {
 				return e.err
 			}
@@ -187,12 +194,13 @@ func appendJSONText(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		b := s[i]
+		if htmlSafeByte[b] { // one lookup, no bounds check, for most bytes
+			dst = append(dst, b)
+			i++
+			continue
+		}
 		if b < utf8.RuneSelf {
 			i++
-			if htmlSafe[b] {
-				dst = append(dst, b)
-				continue
-			}
 			dst = appendEscapedASCII(dst, b)
 			continue
 		}

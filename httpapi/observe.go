@@ -141,12 +141,21 @@ func (s *Server) MetricsHandler() http.Handler {
 // record in the context, then logs the request and records its metrics.
 func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &obs.Request{ID: requestID(r.Header.Get(HeaderRequestID))}
-	w.Header().Set(HeaderRequestID, rec.ID)
+	// The record, the status writer and the id header's value in one
+	// allocation.
+	o := &struct {
+		rec obs.Request
+		sw  statusWriter
+		id  [1]string
+	}{}
+	rec, sw := &o.rec, &o.sw
+	rec.ID = requestID(r.Header.Get(HeaderRequestID))
+	o.id[0] = rec.ID
+	w.Header()[HeaderRequestID] = o.id[:] // Header.Set, without its slice
 	if s.metrics != nil {
 		defer s.metrics.Started()()
 	}
-	sw := &statusWriter{ResponseWriter: w}
+	sw.ResponseWriter = w
 	r = r.WithContext(obs.NewContext(r.Context(), rec))
 	if s.hosts.allowed(r) {
 		s.mux.ServeHTTP(sw, r)
@@ -161,10 +170,11 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	// The mux set r.Pattern on the request it was given: the route
 	// pattern, never the raw path ("" when no pattern matched).
 	route, status := r.Pattern, sw.code()
-	snap := rec.Snapshot()
+	var tools [2]obs.ToolCall
+	snap, calls := rec.SnapshotTo(tools[:0])
 	if s.metrics != nil {
 		s.metrics.ObserveHTTP(route, r.Method, status, took)
-		for _, c := range snap.Tools {
+		for _, c := range calls {
 			s.metrics.ObserveTool(c.Tool, c.Code, c.Duration)
 		}
 	}
@@ -191,9 +201,15 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 			attrs = append(attrs, slog.String("fast_declined", snap.FastDeclined))
 		}
 	}
-	if len(snap.Tools) > 0 {
-		names, codes := make([]string, 0, len(snap.Tools)), []string(nil)
-		for _, c := range snap.Tools {
+	if len(calls) == 1 { // the usual case, without the joins
+		c := calls[0]
+		attrs = append(attrs, slog.String("tool", c.Tool))
+		if c.Code != "" {
+			attrs = append(attrs, slog.String("tool_error", c.Code))
+		}
+	} else if len(calls) > 0 {
+		names, codes := make([]string, 0, len(calls)), []string(nil)
+		for _, c := range calls {
 			names = append(names, c.Tool)
 			if c.Code != "" {
 				codes = append(codes, c.Code)
@@ -214,7 +230,13 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 		slog.Int("status", status),
 		slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 	)
-	s.log.LogAttrs(ctx, level, "request", attrs...)
+	// The record goes to the handler directly, without the caller's pc
+	// that Logger.LogAttrs takes with runtime.Callers for every record:
+	// the request line has no source to name. Its time is the request's
+	// end, as LogAttrs's would be.
+	line := slog.NewRecord(start.Add(took), level, "request", 0)
+	line.AddAttrs(attrs...)
+	_ = s.log.Handler().Handle(ctx, line) // a handler's error is its own to report, as with LogAttrs
 }
 
 // requestID returns the incoming id if it is sane (1–128 characters of

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // plainKeysDecoder is plainKeys as it was, on encoding/json's tokenizer:
@@ -66,7 +68,11 @@ func checkPlainKeys(t *testing.T, raw []byte) {
 	if !json.Valid(raw) {
 		return // the request's decoding refused it before plainKeys runs
 	}
-	got, want := plainKeys(raw), plainKeysDecoder(raw)
+	meta, got := plainKeys(raw)
+	want := plainKeysDecoder(raw)
+	if got && meta != nil && !json.Valid(meta) {
+		t.Fatalf("plainKeys(%s): _meta %q is not a JSON value", raw, meta)
+	}
 	if got && !want {
 		t.Fatalf("plainKeys(%s) = true, the decoder says not plain", raw)
 	}
@@ -92,10 +98,54 @@ func BenchmarkPlainKeys(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
-				if !plainKeys(raw) {
+				if _, ok := plainKeys(raw); !ok {
 					b.Fatal("not plain")
 				}
 			}
 		})
+	}
+}
+
+// TestDecodeCallParamsRemembered: a request whose _meta passed before
+// (decoded through metaVerdicts) gets what the whole check gives it, on
+// both revisions, for params that pass, that fail on their _meta and that
+// fail elsewhere with a _meta that passed.
+func TestDecodeCallParamsRemembered(t *testing.T) {
+	const okMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	corpus := []string{
+		`{"name":"read_world","arguments":{"id":"w"},"_meta":` + okMeta + `}`,
+		`{"_meta":` + okMeta + `,"name":"read_world"}`,
+		`{"name":"read_world","arguments":{"id":"w"},"_meta":` + okMeta + `}`,
+		`{"name":7,"arguments":{"id":"w"},"_meta":` + okMeta + `}`,
+		`{"name":"x","arguments":"str","_meta":` + okMeta + `}`,
+		`{"name":"x","arguments":null,"_meta":` + okMeta + `}`,
+		`{"name":"x","arguments":{"id":"w"}}`,
+		`{"name":"x","arguments":{"id":"w"},"_meta":null}`,
+		`{"name":"x","arguments":{"id":"w"},"_meta":{}}`,
+		`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}`,
+		`{"name":"x","_meta":{"progressToken":1}}`,
+		`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":7}}`,
+		`{"name":"x","_meta":7}`,
+		`{"name":"x\u00e9","arguments":[1,2],"_meta":` + okMeta + `}`,
+	}
+	same := func(a, b *mcp.CallToolParamsRaw) bool {
+		if (a == nil) != (b == nil) {
+			return false
+		}
+		return a == nil || a.Name == b.Name && bytes.Equal(a.Arguments, b.Arguments)
+	}
+	for _, isNew := range []bool{false, true} {
+		for round := range 2 { // the second round meets remembered verdicts
+			for _, raw := range corpus {
+				if !json.Valid([]byte(raw)) {
+					t.Fatalf("corpus: %s is not JSON", raw)
+				}
+				want, wantOK := checkCallParams([]byte(raw), isNew)
+				got, gotOK := decodeCallParams([]byte(raw), isNew)
+				if gotOK != wantOK || gotOK && !same(got, want) {
+					t.Errorf("new=%v round %d: decodeCallParams(%s) = %+v, %v; the whole check: %+v, %v", isNew, round, raw, got, gotOK, want, wantOK)
+				}
+			}
+		}
 	}
 }

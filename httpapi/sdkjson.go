@@ -77,6 +77,9 @@ func decodeRequest(body []byte) (req *jsonrpc.Request, ok bool) {
 // than max levels deep, counting brackets outside strings (as the go-sdk's
 // check does, before any parsing: unbalanced closers do not go below zero).
 func tooDeep(b []byte, max int) bool {
+	if len(b) <= max {
+		return false // more than max levels take more than max bytes
+	}
 	depth := 0
 	inString, escaped := false, false
 	for _, c := range b {

@@ -153,7 +153,7 @@ func New(store worldforge.Store, opts *Options) (*Server, error) {
 	})
 	regs := registrations
 	if opts != nil && opts.benchNoopPayload != "" {
-		payload := json.RawMessage(opts.benchNoopPayload)
+		payload := keptText(opts.benchNoopPayload) // sent as it is, no copy per call
 		regs = append(slices.Clone(regs), declare(benchtool.NoopTool, "Benchmark only: answers a fixed document; no scope, no store, no audit row.",
 			app.Access{Tool: benchtool.NoopTool, Who: app.WhoAnyone, ReadOnly: true}, &mcp.ToolAnnotations{ReadOnlyHint: true}, nil,
 			func(_ *Server, _ context.Context, _ *call, _ *worldforge.IDArgs) (any, error) {
@@ -477,7 +477,7 @@ func (s *Server) outcome(ctx context.Context, def *toolDef, actor *worldforge.Ac
 		switch r := res.(type) {
 		case json.RawMessage: // already rendered
 			text = string(r)
-		case keptText: // rendered, and kept for other calls
+		case keptText: // rendered once, kept for other calls
 			text = string(r)
 		case deferredResult:
 			var (

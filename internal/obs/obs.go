@@ -33,6 +33,7 @@ type Request struct {
 	mcpPath      string
 	fastDeclined string
 	tools        []ToolCall
+	first        [1]ToolCall // tools' storage for a request's usual one call
 }
 
 // ToolCall is one tool call the MCP pipeline ran for a request.
@@ -74,6 +75,9 @@ func (r *Request) AddToolCall(c ToolCall) {
 		return
 	}
 	r.mu.Lock()
+	if r.tools == nil {
+		r.tools = r.first[:0]
+	}
 	r.tools = append(r.tools, c)
 	r.mu.Unlock()
 }
@@ -89,12 +93,24 @@ type Snapshot struct {
 
 // Snapshot returns a copy of the record.
 func (r *Request) Snapshot() Snapshot {
+	snap, tools := r.SnapshotTo(nil)
+	snap.Tools = tools
+	return snap
+}
+
+// SnapshotTo is Snapshot with the tool calls appended to tools, which may
+// be storage of the caller's own (tools[:0] of an array on its stack), and
+// returned apart (the Snapshot's Tools is nil).
+func (r *Request) SnapshotTo(tools []ToolCall) (Snapshot, []ToolCall) {
 	if r == nil {
-		return Snapshot{}
+		return Snapshot{}, tools
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Snapshot{ID: r.ID, UserID: r.userID, KeyID: r.keyID, MCPPath: r.mcpPath, FastDeclined: r.fastDeclined, Tools: append([]ToolCall(nil), r.tools...)}
+	if len(r.tools) > 0 {
+		tools = append(tools, r.tools...)
+	}
+	return Snapshot{ID: r.ID, UserID: r.userID, KeyID: r.keyID, MCPPath: r.mcpPath, FastDeclined: r.fastDeclined}, tools
 }
 
 type requestKey struct{}

@@ -8,6 +8,7 @@ package testserver
 import (
 	"context"
 	"encoding/json"
+	"github.com/worldforge-go/worldforge/internal/benchtool"
 	"log/slog"
 	"net"
 	"net/http"
@@ -77,6 +78,9 @@ type Config struct {
 	// their options first.
 	OAuth        bool
 	OAuthOptions func(*authserver.Options)
+	// BenchNoopPayload, when set, adds the bench-only tool bench_noop
+	// answering it (serve --bench-noop).
+	BenchNoopPayload string
 }
 
 // lateHandler serves through a handler set once the listener's address
@@ -116,7 +120,11 @@ func StartWith(t testing.TB, db *sqlstore.DB, cfg Config) *Server {
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	tools, err := mcpserver.New(db, &mcpserver.Options{Logger: cfg.Logger, MaxBufferedAnswerBytes: cfg.MaxBufferedAnswerBytes})
+	mopts := &mcpserver.Options{Logger: cfg.Logger, MaxBufferedAnswerBytes: cfg.MaxBufferedAnswerBytes}
+	if cfg.BenchNoopPayload != "" {
+		benchtool.EnableNoop(mopts, cfg.BenchNoopPayload)
+	}
+	tools, err := mcpserver.New(db, mopts)
 	if err != nil {
 		t.Fatalf("mcpserver: %v", err)
 	}
