@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -97,8 +98,43 @@ type normalizer struct {
 	expansions int
 }
 
-func (n *normalizer) note(path, format string, args ...any) {
-	n.notes = append(n.notes, Note{Tool: n.tool, Path: path, Message: fmt.Sprintf(format, args...)})
+func (n *normalizer) note(path *jpath, format string, args ...any) {
+	n.notes = append(n.notes, Note{Tool: n.tool, Path: path.String(), Message: fmt.Sprintf(format, args...)})
+}
+
+// jpath is a JSON pointer into the schema being walked, rendered only when
+// a note needs it: each step points to its parent (nil is the root), and
+// steps live on the walk's stack.
+type jpath struct {
+	parent *jpath
+	tok    string
+	idx    int
+	isIdx  bool
+}
+
+// String renders the pointer ("" for the root).
+func (p *jpath) String() string {
+	if p == nil {
+		return ""
+	}
+	var stack [16]*jpath
+	steps := stack[:0]
+	for q := p; q != nil; q = q.parent {
+		steps = append(steps, q)
+	}
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		q := steps[i]
+		b.WriteByte('/')
+		if q.isIdx {
+			b.WriteString(strconv.Itoa(q.idx))
+		} else if strings.ContainsAny(q.tok, "~/") {
+			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(q.tok, "~", "~0"), "/", "~1"))
+		} else {
+			b.WriteString(q.tok)
+		}
+	}
+	return b.String()
 }
 
 // schemaMap decodes a schema (JSON) into a map; anything that is not an
@@ -128,9 +164,9 @@ func schemaMap(raw []byte, tool string, notes *[]Note) map[string]any {
 func normalize(tool string, schema map[string]any, prof *profile) (map[string]any, []Note) {
 	n := &normalizer{tool: tool, root: schema, prof: prof}
 	if hasRef(schema) {
-		schema, _ = n.inline(schema, "").(map[string]any)
+		schema, _ = n.inline(schema, nil).(map[string]any)
 	}
-	out := n.walk(n.flattenRoot(schema), "", true)
+	out := n.walk(n.flattenRoot(schema), nil, true)
 	return out, n.notes
 }
 
@@ -179,15 +215,15 @@ func (n *normalizer) flattenRoot(s map[string]any) map[string]any {
 			s["required"] = toAnyList(required)
 		}
 		if kw == "allOf" {
-			n.note("", "top-level allOf merged into one object schema")
+			n.note(nil, "top-level allOf merged into one object schema")
 		} else {
-			n.note("", "top-level %s merged into one object schema: which combinations of properties are valid is lost", kw)
+			n.note(nil, "top-level %s merged into one object schema: which combinations of properties are valid is lost", kw)
 		}
 	}
 	for _, kw := range []string{"not", "enum", "const", "if", "then", "else"} {
 		if _, ok := s[kw]; ok {
 			delete(s, kw)
-			n.note("", "top-level %q removed", kw)
+			n.note(nil, "top-level %q removed", kw)
 		}
 	}
 	switch t := s["type"].(type) {
@@ -195,12 +231,12 @@ func (n *normalizer) flattenRoot(s map[string]any) map[string]any {
 		s["type"] = "object"
 	case string:
 		if t != "object" {
-			n.note("", "input schema is of type %q, not an object; replaced by an empty object schema", t)
+			n.note(nil, "input schema is of type %q, not an object; replaced by an empty object schema", t)
 			return map[string]any{"type": "object", "properties": map[string]any{}}
 		}
 	case []any:
 		if !slices.Contains(t, any("object")) {
-			n.note("", "input schema is of type %v, not an object; replaced by an empty object schema", t)
+			n.note(nil, "input schema is of type %v, not an object; replaced by an empty object schema", t)
 			return map[string]any{"type": "object", "properties": map[string]any{}}
 		}
 		s["type"] = "object"
@@ -262,13 +298,33 @@ var (
 // them useless, and losing them loses nothing.
 var silentDrop = set("$defs", "definitions", "$schema", "$id", "$anchor", "$dynamicAnchor", "$comment", "$vocabulary")
 
-func ptrJoin(path, tok string) string {
-	tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-	return path + "/" + tok
+// keyword kinds, as kind returns them.
+const (
+	kwOther = iota
+	kwDrop  // silentDrop
+	kwOne   // oneSchema
+	kwMap   // mapSchemas
+	kwList  // listSchema
+)
+
+// kind classifies a keyword with one switch, sparing a lookup in each of
+// the sets above for every keyword of every node.
+func kind(k string) int {
+	switch k {
+	case "$defs", "definitions", "$schema", "$id", "$anchor", "$dynamicAnchor", "$comment", "$vocabulary":
+		return kwDrop
+	case "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems":
+		return kwOne
+	case "properties", "patternProperties", "dependentSchemas":
+		return kwMap
+	case "anyOf", "oneOf", "allOf", "prefixItems":
+		return kwList
+	}
+	return kwOther
 }
 
 // walk returns a normalized copy of the schema value v at path.
-func (n *normalizer) walk(v any, path string, isRoot bool) map[string]any {
+func (n *normalizer) walk(v any, path *jpath, isRoot bool) map[string]any {
 	var s map[string]any
 	switch t := v.(type) {
 	case map[string]any:
@@ -286,8 +342,9 @@ func (n *normalizer) walk(v any, path string, isRoot bool) map[string]any {
 	out := make(map[string]any, len(s))
 	var removed []string
 	for k, val := range s {
+		kk := kind(k)
 		switch {
-		case silentDrop[k]:
+		case kk == kwDrop:
 			continue
 		case n.prof.mergeCombos && k == "allOf":
 			continue // merged below
@@ -301,40 +358,42 @@ func (n *normalizer) walk(v any, path string, isRoot bool) map[string]any {
 				continue
 			}
 			n.note(path, "oneOf became anyOf: that exactly one alternative must match is lost")
-			out["anyOf"] = n.walkList(val, ptrJoin(path, k))
+			out["anyOf"] = n.walkList(val, &jpath{parent: path, tok: k})
 			continue
 		case n.prof.keep != nil && !n.prof.keep[k]:
 			removed = append(removed, k)
 			continue
 		}
-		switch {
-		case oneSchema[k]:
+		switch kk {
+		case kwOne:
 			if b, ok := val.(bool); ok && k == "additionalProperties" {
 				out[k] = b
 			} else if list, ok := val.([]any); ok && k == "items" {
 				// Tuple form (draft 4 to 2019-09): one schema for all.
 				n.note(path, "items as a list (tuple) became the schema of its first element")
 				if len(list) > 0 {
-					out[k] = n.walk(list[0], ptrJoin(ptrJoin(path, k), "0"), false)
+					kp := jpath{parent: path, tok: k}
+					out[k] = n.walk(list[0], &jpath{parent: &kp, isIdx: true}, false)
 				} else {
 					out[k] = map[string]any{}
 				}
 			} else {
-				out[k] = n.walk(val, ptrJoin(path, k), false)
+				out[k] = n.walk(val, &jpath{parent: path, tok: k}, false)
 			}
-		case mapSchemas[k]:
+		case kwMap:
 			m, ok := val.(map[string]any)
 			if !ok {
 				removed = append(removed, k)
 				continue
 			}
 			mo := make(map[string]any, len(m))
+			kp := jpath{parent: path, tok: k}
 			for name, sub := range m {
-				mo[name] = n.walk(sub, ptrJoin(ptrJoin(path, k), name), false)
+				mo[name] = n.walk(sub, &jpath{parent: &kp, tok: name}, false)
 			}
 			out[k] = mo
-		case listSchema[k]:
-			out[k] = n.walkList(val, ptrJoin(path, k))
+		case kwList:
+			out[k] = n.walkList(val, &jpath{parent: path, tok: k})
 		default:
 			out[k] = cloneValue(val)
 		}
@@ -361,7 +420,7 @@ func (n *normalizer) walk(v any, path string, isRoot bool) map[string]any {
 	return out
 }
 
-func (n *normalizer) walkList(v any, path string) []any {
+func (n *normalizer) walkList(v any, path *jpath) []any {
 	list, ok := v.([]any)
 	if !ok {
 		n.note(path, "not a list of schemas; removed")
@@ -369,7 +428,7 @@ func (n *normalizer) walkList(v any, path string) []any {
 	}
 	out := make([]any, len(list))
 	for i, sub := range list {
-		out[i] = n.walk(sub, ptrJoin(path, fmt.Sprint(i)), false)
+		out[i] = n.walk(sub, &jpath{parent: path, idx: i, isIdx: true}, false)
 	}
 	return out
 }
@@ -381,7 +440,7 @@ const maxExpansions = 1000
 // inline returns v with every local $ref replaced by a copy of its target
 // (the referring schema's own keywords win). A remote, unresolvable or
 // recursive reference is cut: the schema keeps only its own keywords.
-func (n *normalizer) inline(v any, path string) any {
+func (n *normalizer) inline(v any, path *jpath) any {
 	s, ok := v.(map[string]any)
 	if !ok {
 		return v
@@ -412,20 +471,21 @@ func (n *normalizer) inline(v any, path string) any {
 	}
 	out := make(map[string]any, len(s))
 	for k, val := range s {
-		switch {
-		case silentDrop[k]:
+		kp := jpath{parent: path, tok: k}
+		switch kind(k) {
+		case kwDrop:
 			continue // definitions: inlined where used
-		case oneSchema[k]:
+		case kwOne:
 			if list, ok := val.([]any); ok { // tuple items
 				lo := make([]any, len(list))
 				for i, sub := range list {
-					lo[i] = n.inline(sub, ptrJoin(ptrJoin(path, k), fmt.Sprint(i)))
+					lo[i] = n.inline(sub, &jpath{parent: &kp, idx: i, isIdx: true})
 				}
 				out[k] = lo
 			} else {
-				out[k] = n.inline(val, ptrJoin(path, k))
+				out[k] = n.inline(val, &kp)
 			}
-		case mapSchemas[k]:
+		case kwMap:
 			m, ok := val.(map[string]any)
 			if !ok {
 				out[k] = val
@@ -433,10 +493,10 @@ func (n *normalizer) inline(v any, path string) any {
 			}
 			mo := make(map[string]any, len(m))
 			for name, sub := range m {
-				mo[name] = n.inline(sub, ptrJoin(ptrJoin(path, k), name))
+				mo[name] = n.inline(sub, &jpath{parent: &kp, tok: name})
 			}
 			out[k] = mo
-		case listSchema[k]:
+		case kwList:
 			list, ok := val.([]any)
 			if !ok {
 				out[k] = val
@@ -444,7 +504,7 @@ func (n *normalizer) inline(v any, path string) any {
 			}
 			lo := make([]any, len(list))
 			for i, sub := range list {
-				lo[i] = n.inline(sub, ptrJoin(ptrJoin(path, k), fmt.Sprint(i)))
+				lo[i] = n.inline(sub, &jpath{parent: &kp, idx: i, isIdx: true})
 			}
 			out[k] = lo
 		default:
@@ -457,11 +517,12 @@ func (n *normalizer) inline(v any, path string) any {
 // mergeAllOf folds allOf branches (already normalized where they were
 // walked) into out: properties and required are united, other keywords
 // taken from the first branch that has them.
-func (n *normalizer) mergeAllOf(out map[string]any, list []any, path string) {
+func (n *normalizer) mergeAllOf(out map[string]any, list []any, path *jpath) {
 	props, _ := out["properties"].(map[string]any)
 	required := stringList(out["required"])
+	kp := jpath{parent: path, tok: "allOf"}
 	for i, b := range list {
-		bm := n.walk(b, ptrJoin(ptrJoin(path, "allOf"), fmt.Sprint(i)), false)
+		bm := n.walk(b, &jpath{parent: &kp, idx: i, isIdx: true}, false)
 		for k, v := range bm {
 			switch k {
 			case "properties":
@@ -504,7 +565,7 @@ func isType(s map[string]any, t string) bool {
 // strictify applies OpenAI strict mode to a walked schema: objects list
 // every property as required (optional ones made nullable) and allow no
 // other keys; every schema has a type.
-func (n *normalizer) strictify(s map[string]any, path string, isRoot bool) {
+func (n *normalizer) strictify(s map[string]any, path *jpath, isRoot bool) {
 	_, hasProps := s["properties"]
 	if isType(s, "object") || hasProps {
 		if _, ok := s["type"]; !ok {
@@ -600,7 +661,7 @@ var geminiTypes = map[string]string{
 
 // geminify applies Gemini's OpenAPI subset to a walked schema: type lists
 // become nullable (and anyOf for several types), enums hold strings only.
-func (n *normalizer) geminify(s map[string]any, path string) {
+func (n *normalizer) geminify(s map[string]any, path *jpath) {
 	switch t := s["type"].(type) {
 	case []any:
 		var types []string

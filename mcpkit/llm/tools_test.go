@@ -554,3 +554,20 @@ func TestConversionsIndependent(t *testing.T) {
 		t.Errorf("gemini changed: %s", got)
 	}
 }
+
+// TestKindMatchesSets checks that the keyword classifier agrees with the
+// keyword sets.
+func TestKindMatchesSets(t *testing.T) {
+	for want, set := range map[int]map[string]bool{kwDrop: silentDrop, kwOne: oneSchema, kwMap: mapSchemas, kwList: listSchema} {
+		for k := range set {
+			if got := kind(k); got != want {
+				t.Errorf("kind(%q) = %d, want %d", k, got, want)
+			}
+		}
+	}
+	for _, k := range []string{"type", "description", "enum", "$ref", "required"} {
+		if got := kind(k); got != kwOther {
+			t.Errorf("kind(%q) = %d, want other", k, got)
+		}
+	}
+}
