@@ -136,11 +136,18 @@ func TestBrowserAudit(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#f-world"), s.World.ID),
 		chromedp.SetValue(chromedp.CSS("#f-outcome"), "ok"),
 		chromedp.Click(chromedp.CSS(`form.filters button[type="submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`tr[id^="a-"]`)),
 	)
-	if loc := b.Location(); !strings.Contains(loc, "world="+s.World.ID) || !strings.Contains(loc, "outcome=ok") {
+	// The unfiltered page has rows too: wait for the filtered page to be
+	// the one shown (bounded), then for its rows.
+	loc := b.Location()
+	for i := 0; i < 100 && !strings.Contains(loc, "outcome=ok"); i++ {
+		time.Sleep(100 * time.Millisecond)
+		loc = b.Location()
+	}
+	if !strings.Contains(loc, "world="+s.World.ID) || !strings.Contains(loc, "outcome=ok") {
 		t.Errorf("filtered at %s", loc)
 	}
+	b.Do(chromedp.WaitVisible(chromedp.CSS(`tr[id^="a-"]`)))
 	if row := b.Text(`tr[id^="a-"]`); !strings.Contains(row, "console POST /rules") || !strings.Contains(row, "auto_accept_rule") {
 		t.Errorf("audit row %q", row)
 	}
