@@ -286,7 +286,7 @@ func (p *hostPolicy) allowed(r *http.Request) bool {
 	}
 	if !p.explicit {
 		local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		if !ok || local == nil || !isLoopback(local.String()) {
+		if !ok || local == nil || !addrIsLoopback(local) {
 			return true
 		}
 	}
@@ -305,6 +305,15 @@ func (p *hostPolicy) allowed(r *http.Request) bool {
 		return p.hostOK(u.Host)
 	}
 	return true
+}
+
+// addrIsLoopback reports whether a is a loopback address, as isLoopback of
+// its text does, without making the text of a TCP address.
+func addrIsLoopback(a net.Addr) bool {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.IsLoopback()
+	}
+	return isLoopback(a.String())
 }
 
 // hostOK reports whether a host[:port] is a loopback host or allowed.

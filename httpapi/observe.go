@@ -27,9 +27,9 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -158,7 +158,12 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	sw.ResponseWriter = w
 	r = r.WithContext(obs.NewContext(r.Context(), rec))
 	if s.hosts.allowed(r) {
-		s.mux.ServeHTTP(sw, r)
+		if s.mcpRoute != nil && r.Method == http.MethodPost && r.URL.Path == mcpPattern {
+			r.Pattern = mcpPattern // as the mux would set it
+			s.mcpRoute.ServeHTTP(sw, r)
+		} else {
+			s.mux.ServeHTTP(sw, r)
+		}
 	} else {
 		// Refused before any route runs; the metrics and the log still
 		// name the route the request was for.
@@ -245,7 +250,23 @@ func requestID(in string) string {
 	if in != "" && len(in) <= maxRequestIDLen && saneID(in) {
 		return in
 	}
-	return rand.Text()
+	return newRequestID()
+}
+
+// newRequestID returns 26 random characters of the base32 alphabet, the
+// shape of crypto/rand.Text: 128 bits from math/rand/v2, whose generator
+// is seeded from the operating system's and needs no system call. A
+// request id names a request in logs; it guards nothing, so it need not
+// be a secret, only unique.
+func newRequestID() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	var b [26]byte
+	hi, lo := mrand.Uint64(), mrand.Uint64()
+	for i := range 13 {
+		b[i], b[13+i] = alphabet[hi&31], alphabet[lo&31]
+		hi, lo = hi>>5, lo>>5
+	}
+	return string(b[:])
 }
 
 func saneID(s string) bool {

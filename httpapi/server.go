@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,15 +95,17 @@ type Console interface {
 
 // Server is the HTTP handler.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	mux     *http.ServeMux
-	mcp     http.Handler
-	app     *app.Service
-	fast    *fastResponder
-	fastN   atomic.Uint64
-	closing chan struct{}
-	once    sync.Once
+	opts Options
+	log  *slog.Logger
+	mux  *http.ServeMux
+	mcp  http.Handler
+	// mcpRoute is what the mux serves POST /mcp with (nil: ask the mux).
+	mcpRoute http.Handler
+	app      *app.Service
+	fast     *fastResponder
+	fastN    atomic.Uint64
+	closing  chan struct{}
+	once     sync.Once
 
 	// Abuse limits (limits.go).
 	hosts   *hostPolicy
@@ -167,7 +170,8 @@ func New(opts Options) *Server {
 		}, nil
 	}, nil)(sdk)
 
-	s.mux.Handle("/mcp", s.guarded(http.HandlerFunc(s.serveMCP)))
+	s.mcpRoute = s.guarded(http.HandlerFunc(s.serveMCP))
+	s.mux.Handle(mcpPattern, s.mcpRoute)
 	for _, rt := range s.routes() {
 		s.mux.Handle(rt.pattern, withRouteScopes(rt.access, s.guarded(s.scopeChallenge(rt.access, gate(rt.access, rt.handler)))))
 	}
@@ -187,8 +191,17 @@ func New(opts Options) *Server {
 		writeError(w, worldforge.ErrNotFound)
 	})
 	s.initOperations()
+	// observe sends POST /mcp to its handler without the mux's lookup,
+	// which is what the mux would do unless some other pattern claims it.
+	probe := &http.Request{Method: http.MethodPost, URL: &url.URL{Path: mcpPattern}, Host: "localhost"}
+	if _, p := s.mux.Handler(probe); p != mcpPattern {
+		s.mcpRoute = nil
+	}
 	return s
 }
+
+// mcpPattern is the route of the MCP endpoint.
+const mcpPattern = "/mcp"
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.observe(w, r) }

@@ -286,10 +286,19 @@ func declare[In any](name, description string, acc app.Access, ann *mcp.ToolAnno
 				Annotations: ann,
 			},
 		}
+		var memo *argMemo[In]
+		if acc.ReadOnly && def.check.prepare == nil {
+			memo = newArgMemo[In]()
+		}
 		def.run = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			in := new(In)
-			if err := decodeArgs(def.check, raw, in); err != nil {
-				return nil, err
+			if memo == nil || !memo.get(raw, in) {
+				if err := decodeArgs(def.check, raw, in); err != nil {
+					return nil, err
+				}
+				if memo != nil {
+					memo.put(raw, in)
+				}
 			}
 			return body(s, ctx, c, in)
 		}
