@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -488,11 +489,16 @@ func decodeCallParams(raw json.RawMessage, isNew bool) (*mcp.CallToolParamsRaw, 
 	if i := firstNonSpace(raw); i < 0 || raw[i] != '{' {
 		return nil, false
 	}
-	meta, ok := plainKeys(raw)
+	vals, ok := plainKeys(raw)
 	if !ok {
 		return nil, false
 	}
-	if metaVerdicts.passed(meta, isNew) {
+	if metaVerdicts.passed(vals.meta, isNew) {
+		if name, ok := plainString(vals.name); ok && !isNull(vals.arguments) {
+			// What the decoder below makes of them: the name's text, and
+			// the arguments as written (raw was checked valid JSON).
+			return &mcp.CallToolParamsRaw{Name: name, Arguments: vals.arguments}, true
+		}
 		var p nameArgs
 		if err := sdkUnmarshal(raw, &p); err != nil {
 			return nil, false
@@ -501,7 +507,7 @@ func decodeCallParams(raw json.RawMessage, isNew bool) (*mcp.CallToolParamsRaw, 
 	}
 	p, ok := checkCallParams(raw, isNew)
 	if ok {
-		metaVerdicts.pass(meta, isNew)
+		metaVerdicts.pass(vals.meta, isNew)
 	}
 	return p, ok
 }
@@ -621,16 +627,22 @@ func (v *metaVerdictSet) pass(meta []byte, isNew bool) {
 	p.Store(&m)
 }
 
+// paramValues are the values of a tools/call's params, as written (nil
+// when absent).
+type paramValues struct {
+	name, arguments, meta []byte
+}
+
 // plainKeys reports whether the JSON object raw has only the keys name,
 // arguments and _meta, each at most once, spelled without escapes, and
-// returns the _meta value's bytes (nil without one). raw is a value the
-// request's decoding accepted, so jsonscan's Loose scan, which delimits
-// the members' values without checking them, reads it as encoding/json
-// does; anything unexpected, or a key with an escape (which then names
-// none of the three), is "not plain": the go-sdk handler takes the
-// request. (It was an encoding/json Decoder, whose buffer and tokens cost
-// 3 % of the server's CPU.)
-func plainKeys(raw []byte) (meta []byte, ok bool) {
+// returns their values' bytes. raw is a value the request's decoding
+// accepted, so jsonscan's Loose scan, which delimits the members' values
+// without checking them, reads it as encoding/json does; anything
+// unexpected, or a key with an escape (which then names none of the
+// three), is "not plain": the go-sdk handler takes the request. (It was an
+// encoding/json Decoder, whose buffer and tokens cost 3 % of the server's
+// CPU.)
+func plainKeys(raw []byte) (vals paramValues, ok bool) {
 	var seen [3]bool
 	it := jsonscan.Loose.Members(raw)
 	for it.Next() {
@@ -640,24 +652,39 @@ func plainKeys(raw []byte) (meta []byte, ok bool) {
 		switch string(key[1 : len(key)-1]) {
 		case "name":
 			k = 0
+			vals.name = m.Value
 		case "arguments":
 			k = 1
+			vals.arguments = m.Value
 		case "_meta":
 			k = 2
-			meta = m.Value
+			vals.meta = m.Value
 		default:
-			return nil, false
+			return paramValues{}, false
 		}
 		if seen[k] {
-			return nil, false
+			return paramValues{}, false
 		}
 		seen[k] = true
 	}
 	if it.Err() != nil {
-		return nil, false
+		return paramValues{}, false
 	}
-	return meta, true
+	return vals, true
 }
+
+// plainString returns the text of the valid JSON value v when it is a
+// string written without escapes in valid UTF-8: what decoding it gives,
+// byte for byte.
+func plainString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return "", false
+	}
+	return string(v[1 : len(v)-1]), true
+}
+
+// isNull reports whether the JSON value v is null.
+func isNull(v []byte) bool { return string(v) == "null" }
 
 // remarshal converts a decoded _meta value into a typed one, as the go-sdk
 // does.

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/jsonscan"
 	"github.com/worldforge-go/worldforge/internal/obs"
 )
 
@@ -67,7 +67,7 @@ func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "could not read the request body")
 		return
 	}
-	if !json.Valid(body) {
+	if !jsonscan.Strict.Valid(body) { // json.Valid's verdict, in a third of its time
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "Parse error: the body is not valid JSON")
 		return
 	}

@@ -52,7 +52,7 @@ var plainKeysCorpus = []string{
 	`{"n\u0061me":"x"}`, `{"name":"a\"b\\","arguments":"\\"}`, `{"arguments":1e5,"name":true}`,
 	`{"arguments":{"arguments":{"name":1}},"name":"x"}`, `{"name":"x","arguments":{"x":"]}"}}`,
 	`[]`, `"name"`, `null`, `{"name":"x"} `, `{"_meta":{},"_meta":{}}`,
-	`{"arguments":"{","name":"}"}`, `{"name":"x"`, `{"name"}`, `{"name":}`, `{"name":"x",}`,
+	`{"arguments":"{","name":"}"}`, `{"name":"x","arguments":null}`, `{"name":"\u00e9x","arguments": {"a" : 1} }`, `{"name":"é","arguments":[1]}`, `{"name":7}`, `{"name":"x"`, `{"name"}`, `{"name":}`, `{"name":"x",}`,
 }
 
 func TestPlainKeysMatchesDecoder(t *testing.T) {
@@ -68,10 +68,24 @@ func checkPlainKeys(t *testing.T, raw []byte) {
 	if !json.Valid(raw) {
 		return // the request's decoding refused it before plainKeys runs
 	}
-	meta, got := plainKeys(raw)
+	vals, got := plainKeys(raw)
 	want := plainKeysDecoder(raw)
-	if got && meta != nil && !json.Valid(meta) {
-		t.Fatalf("plainKeys(%s): _meta %q is not a JSON value", raw, meta)
+	if got && vals.meta != nil && !json.Valid(vals.meta) {
+		t.Fatalf("plainKeys(%s): _meta %q is not a JSON value", raw, vals.meta)
+	}
+	if got {
+		// The values taken as written are what the go-sdk's decoder gives.
+		var p nameArgs
+		if err := sdkUnmarshal(raw, &p); err == nil {
+			if name, ok := plainString(vals.name); ok && name != p.Name {
+				t.Fatalf("plainKeys(%s): name %q, the decoder %q", raw, name, p.Name)
+			}
+			if !isNull(vals.arguments) && !bytes.Equal(vals.arguments, p.Arguments) {
+				t.Fatalf("plainKeys(%s): arguments %q, the decoder %q", raw, vals.arguments, p.Arguments)
+			}
+		} else if _, ok := plainString(vals.name); ok {
+			t.Fatalf("plainKeys(%s): name %q, the decoder fails: %v", raw, vals.name, err)
+		}
 	}
 	if got && !want {
 		t.Fatalf("plainKeys(%s) = true, the decoder says not plain", raw)
