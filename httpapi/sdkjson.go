@@ -1,10 +1,15 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdkjson "github.com/segmentio/encoding/json"
+
+	"github.com/worldforge-go/worldforge/internal/jsonscan"
 )
 
 // Decoding as the go-sdk decodes, without its per-call buffers.
@@ -58,6 +63,14 @@ func decodeRequest(body []byte) (req *jsonrpc.Request, ok bool) {
 	if tooDeep(body, sdkMaxDepth) {
 		return nil, false
 	}
+	if req := plainRequest(body); req != nil {
+		return req, true
+	}
+	return decodeWireRequest(body)
+}
+
+// decodeWireRequest is decodeRequest with the go-sdk's decoder.
+func decodeWireRequest(body []byte) (req *jsonrpc.Request, ok bool) {
 	var w wireRequest
 	if sdkUnmarshal(body, &w) != nil || w.VersionTag != "2.0" {
 		return nil, false
@@ -71,6 +84,76 @@ func decodeRequest(body []byte) (req *jsonrpc.Request, ok bool) {
 		return nil, false
 	}
 	return &jsonrpc.Request{ID: id, Method: method, Params: w.Params}, true
+}
+
+// plainRequest reads the request in body, a valid JSON object, without
+// decoding it, when it is written plainly: the keys jsonrpc ("2.0"),
+// method (a string) and at most one each of id (a string or an integer
+// of at most 15 digits) and params (not null), each once and without
+// escapes, any other key but result and error (which the decoder ignores),
+// strings without escapes in valid UTF-8. It returns what decodeRequest's
+// decoding gives for such a body, or nil for any other body, which the
+// decoder then reads. FuzzDecodeRequest holds the two to the same answers.
+func plainRequest(body []byte) *jsonrpc.Request {
+	var version, id, method, params []byte
+	it := jsonscan.Loose.Members(body)
+	for it.Next() {
+		m := it.Member()
+		key := m.RawKey[1 : len(m.RawKey)-1]
+		var slot *[]byte
+		switch string(key) {
+		case "jsonrpc":
+			slot = &version
+		case "id":
+			slot = &id
+		case "method":
+			slot = &method
+		case "params":
+			slot = &params
+		case "result", "error":
+			return nil
+		default:
+			if bytes.IndexByte(key, '\\') >= 0 {
+				return nil // it may spell one of the keys above
+			}
+			continue
+		}
+		if *slot != nil {
+			return nil // twice
+		}
+		*slot = m.Value
+	}
+	if it.Err() != nil || string(version) != `"2.0"` || isNull(params) {
+		return nil
+	}
+	name, ok := plainString(method)
+	if !ok {
+		return nil
+	}
+	req := &jsonrpc.Request{Method: name, Params: params}
+	switch {
+	case id == nil:
+	case id[0] == '"':
+		s, ok := plainString(id)
+		if !ok {
+			return nil
+		}
+		req.ID, _ = jsonrpc.MakeID(s) // a string always makes an id
+	default:
+		digits := id
+		if digits[0] == '-' {
+			digits = digits[1:]
+		}
+		if len(digits) == 0 || len(digits) > 15 || slices.ContainsFunc(digits, func(c byte) bool { return c < '0' || c > '9' }) {
+			return nil // a fraction, an exponent, null, a large number, …
+		}
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		if err != nil {
+			return nil
+		}
+		req.ID, _ = jsonrpc.MakeID(float64(n)) // exact: at most 15 digits
+	}
+	return req
 }
 
 // tooDeep reports whether the JSON text b nests objects and arrays more

@@ -26,6 +26,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/worldforge-go/worldforge"
+	"github.com/worldforge-go/worldforge/internal/jsonscan"
 )
 
 // The fast path copies what the go-sdk keeps to itself. The tests below
@@ -403,4 +404,50 @@ func TestSDKPinnedEnvelope(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzDecodeRequest: where plainRequest reads a body without decoding it,
+// it reads what the go-sdk's decoder and jsonrpc.DecodeMessage read.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","x":[1,{"y":null}]}`,
+		`{"jsonrpc":"2.0","id":-0,"method":"é"}`,
+		`{"jsonrpc":"2.0","id":123456789012345,"method":"m","params":[]}`,
+		`{"jsonrpc":"2.0","id":1234567890123456,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1e3,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":null}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","method":"n"}`,
+		`{"jsonrpc":"2.0","\u0069d":1,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":"\u0041","method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","result":1}`,
+		`{"Jsonrpc":"2.0","id":1,"method":"m"}`,
+		` { "jsonrpc" : "2.0" , "method" : "m" } `,
+	} {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !jsonscan.Strict.Valid(body) || tooDeep(body, sdkMaxDepth) {
+			return // serveMCPPost and decodeRequest stop these first
+		}
+		if i := firstNonSpace(body); body[i] != '{' {
+			return // fastToolCall sends these to the go-sdk
+		}
+		req := plainRequest(body)
+		if req == nil {
+			return
+		}
+		wreq, ok := decodeWireRequest(body)
+		if !ok {
+			t.Fatalf("plainRequest(%s) read a request; the decoder refuses it", body)
+		}
+		if req.ID != wreq.ID || req.Method != wreq.Method || !bytes.Equal(req.Params, wreq.Params) {
+			t.Fatalf("plainRequest(%s) = %v %q %s; the decoder: %v %q %s", body, req.ID, req.Method, req.Params, wreq.ID, wreq.Method, wreq.Params)
+		}
+		msg, err := jsonrpc.DecodeMessage(body)
+		sreq, isReq := msg.(*jsonrpc.Request)
+		if err != nil || !isReq || req.ID != sreq.ID || req.Method != sreq.Method || !bytes.Equal(req.Params, sreq.Params) {
+			t.Fatalf("plainRequest(%s) = %v %q %s; the go-sdk: %v %v", body, req.ID, req.Method, req.Params, msg, err)
+		}
+	})
 }
