@@ -56,7 +56,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 // tool. Everything else is the go-sdk's, with its error texts reworded
 // where they name Go types.
 func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	body, err := readBody(w, r, s.opts.MaxBodyBytes)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -81,6 +81,21 @@ func (s *Server) serveMCPPost(w http.ResponseWriter, r *http.Request) {
 	// The go-sdk names Go types in some refusals; the client sees them
 	// reworded (sdkerrors.go).
 	s.mcp.ServeHTTP(&sdkErrorWriter{w}, r)
+}
+
+// readBody reads r's body, at most max bytes (more is a
+// *http.MaxBytesError), into one buffer of its declared length when it has
+// one: io.ReadAll would start small and grow.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, max)
+	if n := r.ContentLength; n > 0 && n <= max {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	return io.ReadAll(body)
 }
 
 // MCP paths, as the request log (mcp_path) and the metrics (path) name

@@ -13,8 +13,11 @@ package metrics
 
 import (
 	"database/sql"
+	"maps"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,6 +44,56 @@ type Metrics struct {
 	toolDuration *prometheus.HistogramVec
 	toolErrors   *prometheus.CounterVec
 	mcpRequests  *prometheus.CounterVec
+
+	// The children of label values seen before (see seen).
+	httpSeen seen[httpKey, httpChildren]
+	toolSeen seen[toolKey, toolChildren]
+}
+
+// maxSeen bounds the label sets a seen remembers; beyond it, a new set's
+// metrics are looked up in their vector each time.
+const maxSeen = 1024
+
+// seen remembers the metrics (a vector's children) of label sets observed
+// before, so that observing them again is a map read without a lock
+// instead of WithLabelValues's hashing of the values and locked lookup
+// (four of them per tool call: half a microsecond of a request's CPU). The
+// map is immutable, replaced by a copy with one more entry; the labels are
+// bounded (see the package comment), so it stops growing.
+type seen[K comparable, V any] struct {
+	mu sync.Mutex // serializes put
+	m  atomic.Pointer[map[K]V]
+}
+
+func (s *seen[K, V]) get(k K) (V, bool) {
+	if m := s.m.Load(); m != nil {
+		v, ok := (*m)[k]
+		return v, ok
+	}
+	var zero V
+	return zero, false
+}
+
+func (s *seen[K, V]) put(k K, v V) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.m.Load()
+	var n int
+	if old != nil {
+		if _, ok := (*old)[k]; ok {
+			return
+		}
+		n = len(*old)
+	}
+	if n >= maxSeen {
+		return
+	}
+	m := make(map[K]V, n+1)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	m[k] = v
+	s.m.Store(&m)
 }
 
 // New returns a registry with the Go and process collectors and the HTTP
@@ -108,20 +161,60 @@ func (m *Metrics) ObserveHTTP(route, method string, status int, d time.Duration)
 		route = RouteUnmatched
 	}
 	method = Method(method)
-	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.httpDuration.WithLabelValues(route, method).Observe(d.Seconds())
+	k := httpKey{route, method, status}
+	c, ok := m.httpSeen.get(k)
+	if !ok {
+		c = httpChildren{
+			requests: m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)),
+			duration: m.httpDuration.WithLabelValues(route, method),
+		}
+		m.httpSeen.put(k, c)
+	}
+	c.requests.Inc()
+	c.duration.Observe(d.Seconds())
+}
+
+// httpKey is the labels of an answered request.
+type httpKey struct {
+	route, method string
+	status        int
+}
+
+// httpChildren is the metrics of one httpKey.
+type httpChildren struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+// toolKey is the labels of a finished tool call.
+type toolKey struct{ tool, code string }
+
+// toolChildren is the metrics of one toolKey.
+type toolChildren struct {
+	calls, errors prometheus.Counter // errors: nil for a success
+	duration      prometheus.Observer
 }
 
 // ObserveTool records a finished tool call; code is "" for a success, else
 // the worldforge error code.
 func (m *Metrics) ObserveTool(tool, code string, d time.Duration) {
-	outcome := "ok"
-	if code != "" {
-		outcome = "error"
-		m.toolErrors.WithLabelValues(tool, code).Inc()
+	k := toolKey{tool, code}
+	c, ok := m.toolSeen.get(k)
+	if !ok {
+		outcome := "ok"
+		if code != "" {
+			outcome = "error"
+			c.errors = m.toolErrors.WithLabelValues(tool, code)
+		}
+		c.calls = m.toolCalls.WithLabelValues(tool, outcome)
+		c.duration = m.toolDuration.WithLabelValues(tool)
+		m.toolSeen.put(k, c)
 	}
-	m.toolCalls.WithLabelValues(tool, outcome).Inc()
-	m.toolDuration.WithLabelValues(tool).Observe(d.Seconds())
+	if c.errors != nil {
+		c.errors.Inc()
+	}
+	c.calls.Inc()
+	c.duration.Observe(d.Seconds())
 }
 
 // MCPRequests returns the counter of the MCP POSTs answered by path
