@@ -200,24 +200,60 @@ func appendTextKey(b []byte, key string) []byte {
 // appendTextString appends s, quoted with strconv.Quote's rules when slog's
 // text handler would quote it.
 func appendTextString(b []byte, s string) []byte {
-	if needsQuoting(s) {
-		return strconv.AppendQuote(b, s)
+	// One pass over s classifies it: the usual string is printable ASCII,
+	// quoted at most for a space, '"' or '=', which needs no rune decoding.
+	var class byte
+	for i := 0; i < len(s); i++ {
+		class |= asciiClass[s[i]]
 	}
-	return append(b, s...)
+	switch {
+	case class == 0 && len(s) > 0:
+		return append(b, s...)
+	case class <= classQuote:
+		// Printable ASCII (or empty) that needs quotes: strconv.Quote's
+		// output is s with '"' and '\\' escaped.
+		b = append(b, '"')
+		from := 0
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '"' || c == '\\' {
+				b = append(b, s[from:i]...)
+				b = append(b, '\\')
+				from = i
+			}
+		}
+		b = append(b, s[from:]...)
+		return append(b, '"')
+	case needsQuoting(s):
+		return strconv.AppendQuote(b, s)
+	default:
+		return append(b, s...)
+	}
 }
 
-// quoteASCII holds, for each ASCII byte, whether its presence makes slog's
-// text handler quote a string: the control characters, space, '"' and '='
-// (a backslash, unlike in JSON, does not).
-var quoteASCII = func() (t [utf8.RuneSelf]bool) {
-	for c := range utf8.RuneSelf {
-		t[c] = c < ' ' || c == ' ' || c == '"' || c == '='
+// The classes of asciiClass.
+const (
+	classQuote = 1 << iota // printable ASCII that makes slog quote a string
+	classOther             // a control character, DEL or a non-ASCII byte
+)
+
+// asciiClass holds each byte's class: 0 for printable ASCII that needs no
+// quotes (a backslash among them), classQuote for space, '"' and '=', and
+// classOther for the rest, which needsQuoting decides on.
+var asciiClass = func() (t [256]byte) {
+	for c := range 256 {
+		switch {
+		case c < ' ' || c >= 0x7f:
+			t[c] = classOther
+		case c == ' ' || c == '"' || c == '=':
+			t[c] = classQuote
+		}
 	}
 	return t
 }()
 
-// needsQuoting is slog's: whether s is empty or has a byte or rune
-// quoteASCII names, invalid UTF-8, a Unicode space or an unprintable rune.
+// needsQuoting is slog's rule: s is empty or has a control character,
+// space, '"' or '=' (a backslash is fine, unlike in JSON), invalid UTF-8,
+// a Unicode space or an unprintable rune.
 func needsQuoting(s string) bool {
 	if len(s) == 0 {
 		return true
@@ -225,7 +261,7 @@ func needsQuoting(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if quoteASCII[c] {
+			if c <= ' ' || c == '"' || c == '=' {
 				return true
 			}
 			i++

@@ -472,7 +472,8 @@ var replaceAttrs = []func([]string, slog.Attr) slog.Attr{
 		return slog.String(strings.Join(gs, "/")+strings.ToUpper(a.Key), a.Value.String())
 	},
 	func(_ []string, a slog.Attr) slog.Attr {
-		if a.Value.Kind() == slog.KindString {
+		// Not for the group's own "s", which would recurse without end.
+		if a.Value.Kind() == slog.KindString && a.Key != "s" {
 			return slog.Any(a.Key, valuer{slog.GroupValue(slog.String("s", a.Value.String()))})
 		}
 		return a
