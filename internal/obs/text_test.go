@@ -147,6 +147,11 @@ func TestTextHandlerTable(t *testing.T) {
 				slog.Time("now", time.Now()), slog.Time("ms", now.Truncate(time.Millisecond)))
 			return r
 		}},
+		{name: "year 0", rec: func() slog.Record {
+			r := slog.NewRecord(time.Date(0, 6, 1, 12, 0, 0, 987654321, east), slog.LevelInfo, "m", 0)
+			r.AddAttrs(slog.Time("y0", time.Date(0, 1, 1, 0, 0, 0, 1, time.UTC)), slog.Time("y9999", time.Date(9999, 12, 31, 23, 59, 59, 999999999, odd)))
+			return r
+		}},
 		{name: "any kinds delegated", rec: func() slog.Record {
 			r := slog.NewRecord(now, slog.LevelInfo, "m", 0)
 			r.AddAttrs(slog.String("first", "fast"), slog.Any("err", errors.New("boom here")),
