@@ -45,8 +45,9 @@ type sharedText struct {
 	clock atomic.Pointer[timeCache]
 }
 
-// lockedWriter is the writer of the slog.TextHandler that handles what the
-// fast path does not: its writes take the same mutex as the fast path's.
+// lockedWriter writes to the shared writer under the shared mutex: the
+// fast path writes through it, and so does the slog.TextHandler that
+// handles what the fast path does not.
 type lockedWriter struct{ sh *sharedText }
 
 func (l lockedWriter) Write(p []byte) (int, error) {
@@ -120,13 +121,9 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	bp := textBufPool.Get().(*[]byte)
 	buf := (*bp)[:0]
-	sep := false
 	if !r.Time.IsZero() {
 		buf = append(buf, "time="...)
 		buf = h.shared.appendTime(buf, r.Time)
-		sep = true
-	}
-	if sep {
 		buf = append(buf, ' ')
 	}
 	buf = append(buf, "level="...)
@@ -145,9 +142,7 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 		return h.slow.Handle(ctx, r)
 	}
 	buf = append(buf, '\n')
-	h.shared.mu.Lock()
-	_, err := h.shared.w.Write(buf)
-	h.shared.mu.Unlock()
+	_, err := lockedWriter{h.shared}.Write(buf)
 	*bp = buf
 	putTextBuf(bp)
 	return err
