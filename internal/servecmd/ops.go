@@ -86,7 +86,7 @@ func (o *serveOps) logger(w io.Writer, level slog.Level) (*slog.Logger, *obs.Buf
 	if o.json {
 		h = slog.NewJSONHandler(bw, hopts)
 	} else {
-		h = slog.NewTextHandler(bw, hopts)
+		h = obs.NewTextHandler(bw, hopts) // slog's text, byte for byte, cheaper
 	}
 	return slog.New(obs.NewHandler(obs.NewFlushingHandler(h, bw, slog.LevelWarn))), bw
 }
