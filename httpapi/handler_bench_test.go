@@ -126,7 +126,7 @@ func BenchmarkServeNoop(b *testing.B) {
 		b.Run(protocol, func(b *testing.B) {
 			bw := obs.NewBufferedWriter(io.Discard, 100*time.Millisecond)
 			defer bw.Close()
-			log := slog.New(obs.NewHandler(obs.NewFlushingHandler(slog.NewTextHandler(bw, nil), bw, slog.LevelWarn)))
+			log := slog.New(obs.NewHandler(obs.NewFlushingHandler(obs.NewTextHandler(bw, nil), bw, slog.LevelWarn)))
 			s := testserver.StartWith(b, dbtest.Open(b), testserver.Config{Logger: log, BenchNoopPayload: bench.BaselinePayload()})
 			h := bench.ToolCallHeaders(protocol, "bench_noop")
 			h.Set("Authorization", "Bearer "+s.Key(b, s.Owner, wf.ScopeAll))
