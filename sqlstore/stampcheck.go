@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -89,22 +88,11 @@ func (c *stampChecker) run() {
 		if !ok {
 			return
 		}
-		batch = append(batch[:0], r)
-		ids = append(ids[:0], r.id)
-		runtime.Gosched() // as the auditor: let callers asking together share the query
-	fill:
-		for len(ids) < maxStampChecks {
-			select {
-			case r, ok := <-c.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, r)
-				if !contains(ids, r.id) {
-					ids = append(ids, r.id)
-				}
-			default:
-				break fill
+		batch, _ = gather(c.queue, append(batch[:0], r), maxStampChecks)
+		ids = ids[:0]
+		for _, r := range batch {
+			if !contains(ids, r.id) {
+				ids = append(ids, r.id)
 			}
 		}
 		stamps, err := c.query(ids)

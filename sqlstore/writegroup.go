@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"runtime"
 	"sync"
 )
 
@@ -81,20 +80,7 @@ func (g *writeGroup) run() {
 		if !ok {
 			return
 		}
-		batch = append(batch[:0], w)
-		runtime.Gosched() // as the auditor: let writers finishing together join this batch
-	fill:
-		for len(batch) < g.maxBatch {
-			select {
-			case w, ok := <-g.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, w)
-			default:
-				break fill
-			}
-		}
+		batch, _ = gather(g.queue, append(batch[:0], w), g.maxBatch)
 		g.flush(batch)
 		clear(batch)
 	}
