@@ -102,15 +102,15 @@ func (g *writeGroup) flush(batch []*groupWrite) {
 			if errs[i] = w.ctx.Err(); errs[i] != nil {
 				continue
 			}
-			if _, err := q.tx.ExecContext(ctx, "SAVEPOINT group_write"); err != nil {
+			if _, err := q.exec(ctx, "SAVEPOINT group_write"); err != nil {
 				return err
 			}
 			if errs[i] = w.fn(ctx, q); errs[i] != nil {
-				if _, err := q.tx.ExecContext(ctx, "ROLLBACK TO group_write"); err != nil {
+				if _, err := q.exec(ctx, "ROLLBACK TO group_write"); err != nil {
 					return err
 				}
 			}
-			if _, err := q.tx.ExecContext(ctx, "RELEASE group_write"); err != nil {
+			if _, err := q.exec(ctx, "RELEASE group_write"); err != nil {
 				return err
 			}
 		}
