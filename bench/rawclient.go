@@ -97,6 +97,11 @@ func parseResponseHead(head []byte) (responseHead, error) {
 		case bytes.EqualFold(name, []byte("Content-Type")):
 			h.contentType = value
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			if string(proto) == "HTTP/1.0" {
+				// Faulty framing (RFC 9112, section 6.1); net/http
+				// ignores the field and reads to the end instead.
+				return h, errors.New("Transfer-Encoding in an HTTP/1.0 response")
+			}
 			if !bytes.EqualFold(value, []byte("chunked")) || h.chunked {
 				return h, fmt.Errorf("unsupported Transfer-Encoding %q", snippet(value))
 			}
