@@ -153,7 +153,8 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	o.id[0] = rec.ID
 	w.Header()[HeaderRequestID] = o.id[:] // Header.Set, without its slice
 	if s.metrics != nil {
-		defer s.metrics.Started()()
+		s.metrics.Started()
+		defer s.metrics.Finished()
 	}
 	sw.ResponseWriter = w
 	r = r.WithContext(obs.NewContext(r.Context(), rec))

@@ -39,7 +39,8 @@ type Metrics struct {
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
-	httpInFlight prometheus.Gauge
+	httpInFlight prometheus.GaugeFunc
+	inFlight     atomic.Int64 // what httpInFlight reports
 	toolCalls    *prometheus.CounterVec
 	toolDuration *prometheus.HistogramVec
 	toolErrors   *prometheus.CounterVec
@@ -109,10 +110,13 @@ func New() *Metrics {
 		Help:    "Time to answer an HTTP request, by route pattern and method.",
 		Buckets: prometheus.DefBuckets,
 	}, []string{"route", "method"})
-	m.httpInFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+	// A gauge read at scrape time from an atomic count: a request adds and
+	// subtracts one, where a prometheus.Gauge would run two
+	// compare-and-swap loops on a float.
+	m.httpInFlight = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: Namespace, Subsystem: "http", Name: "requests_in_flight",
 		Help: "HTTP requests being served.",
-	})
+	}, func() float64 { return float64(m.inFlight.Load()) })
 	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace, Subsystem: "tool", Name: "calls_total",
 		Help: "MCP tool calls over /mcp (fast path and go-sdk path), by tool and outcome (ok or error).",
@@ -147,12 +151,11 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// Started counts a request in flight; call the returned function when it
-// is answered.
-func (m *Metrics) Started() (done func()) {
-	m.httpInFlight.Inc()
-	return m.httpInFlight.Dec
-}
+// Started counts a request in flight; call Finished when it is answered.
+func (m *Metrics) Started() { m.inFlight.Add(1) }
+
+// Finished counts a request in flight as answered.
+func (m *Metrics) Finished() { m.inFlight.Add(-1) }
 
 // ObserveHTTP records an answered HTTP request. route is the ServeMux
 // pattern that served it ("" for none).

@@ -32,7 +32,7 @@ func TestMetrics(t *testing.T) {
 	m.ObserveHTTP("", "BREW", 404, time.Millisecond)
 	m.ObserveTool("read_world", "", time.Millisecond)
 	m.ObserveTool("read_world", "not_found", time.Millisecond)
-	done := m.Started()
+	m.Started()
 	if err := m.RegisterStore(fakeStore{}); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestMetrics(t *testing.T) {
 
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	done()
+	m.Finished()
 	got, err := testserver.ParseMetrics(rec.Body.String())
 	if err != nil {
 		t.Fatal(err)
