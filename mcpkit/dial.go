@@ -146,7 +146,10 @@ func (c *Client) trackProcess(p *process) {
 // connectError classifies a failed handshake.
 func (c *Client) connectError(ctx context.Context, s *session, err error) *Error {
 	op := errOp{method: "initialize"}
-	if p := s.proc; p != nil {
+	// A child that exited once the connect's time was up did so because
+	// the transport closed its stdin when the handshake gave up: that is
+	// the timeout below, not a failed start.
+	if p := s.proc; p != nil && !exitedAfter(ctx, p) {
 		// A child that exited (or closed stdout, and is about to) failed
 		// to start: report its exit status and stderr.
 		if perr := s.conn.protocolFailure(); perr == nil || p.hasExited() {
@@ -183,6 +186,13 @@ func (c *Client) connectError(ctx context.Context, s *session, err error) *Error
 		e.Details = &WireError{Code: we.Code, Message: we.Message, Data: we.Data}
 	}
 	return e
+}
+
+// exitedAfter reports whether p has exited, and did so at or after ctx's
+// deadline.
+func exitedAfter(ctx context.Context, p *process) bool {
+	dl, ok := ctx.Deadline()
+	return ok && ctx.Err() != nil && p.hasExited() && !p.exitedAt.Before(dl)
 }
 
 // afterHandshake asks for log messages, waits for the server to confirm

@@ -64,6 +64,7 @@ type process struct {
 
 	stderrDone chan struct{} // closed when stderr reaches EOF
 	exited     chan struct{} // closed when the child has been reaped
+	exitedAt   time.Time     // when it was reaped (set before exited is closed)
 	state      *os.ProcessState
 	waitErr    error
 
@@ -167,6 +168,7 @@ func (p *process) pid() int { return p.cmd.Process.Pid }
 func (p *process) wait() {
 	p.waitErr = p.cmd.Wait()
 	p.state = p.cmd.ProcessState
+	p.exitedAt = time.Now()
 	close(p.exited)
 }
 
