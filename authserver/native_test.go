@@ -2,8 +2,6 @@ package authserver_test
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -19,20 +17,8 @@ func TestNativeAppRedirect(t *testing.T) {
 	s := testserver.StartWith(t, dbtest.Open(t), testserver.Config{Console: true, OAuth: true})
 	b := s.Browser(t, s.Owner)
 	const redirect = "com.example.app:/oauth2redirect"
-	resp, err := http.Post(s.URL+"/register", "application/json",
-		strings.NewReader(`{"client_name":"Native App","redirect_uris":["`+redirect+`"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg struct {
-		ClientID string `json:"client_id"`
-	}
-	json.NewDecoder(resp.Body).Decode(&reg)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("register: %s", resp.Status)
-	}
-	q := url.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {redirect}, "state": {"st"},
+	clientID := s.RegisterClient(t, `{"client_name":"Native App","redirect_uris":["`+redirect+`"]}`)
+	q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "state": {"st"},
 		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "resource": {s.MCPURL()}}
 	back, err := b.Approve(context.Background(), s.URL+"/authorize?"+q.Encode())
 	if err != nil {

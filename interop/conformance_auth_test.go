@@ -1,17 +1,11 @@
 package interop
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,78 +39,14 @@ func TestConformanceAuthorizationServer(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	callback := fmt.Sprintf("http://127.0.0.1:%d/callback", port)
-	resp, err := http.Post(s.URL+"/register", "application/json", strings.NewReader(
-		`{"client_name":"MCP conformance suite","redirect_uris":["`+callback+`"],"token_endpoint_auth_method":"none"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg struct {
-		ClientID string `json:"client_id"`
-	}
-	json.NewDecoder(resp.Body).Decode(&reg)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated || reg.ClientID == "" {
-		t.Fatalf("register: %s", resp.Status)
-	}
+	clientID := s.RegisterClient(t, `{"client_name":"MCP conformance suite","redirect_uris":["`+callback+`"],"token_endpoint_auth_method":"none"}`)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	outDir := t.TempDir()
-	cmd := exec.CommandContext(ctx, node22, suite, "authorization", "--url", s.URL, "--client-id", reg.ClientID,
+	isAuthURL := func(line string) (string, bool) { return line, strings.HasPrefix(line, s.URL+"/authorize?") }
+	_, werr := runAuthorizing(t, ctx, b, isAuthURL, dir, node22, suite, "authorization", "--url", s.URL, "--client-id", clientID,
 		"--resource", s.MCPURL(), "--port", fmt.Sprint(port), "--output-dir", outDir)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
-	cmd.WaitDelay = 5 * time.Second
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var browseErr error
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		out.WriteString(line + "\n")
-		if !strings.HasPrefix(line, s.URL+"/authorize?") {
-			continue
-		}
-		wg.Add(1)
-		go func() { // the person's browser
-			defer wg.Done()
-			back, err := b.Approve(ctx, line)
-			// The suite starts its callback listener after printing the
-			// URL: a person takes longer than that, the test retries.
-			for tries := 0; err == nil; tries++ {
-				ferr := b.Follow(ctx, back)
-				if ferr == nil {
-					break
-				}
-				if tries == 100 || ctx.Err() != nil {
-					err = ferr
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			if err != nil {
-				mu.Lock()
-				browseErr = err
-				mu.Unlock()
-			}
-		}()
-	}
-	werr := cmd.Wait()
-	wg.Wait()
-	t.Logf("$ conformance authorization\n%s", out.String())
-	if browseErr != nil {
-		t.Errorf("browser: %v", browseErr)
-	}
 	checks := readChecks(t, outDir)
 	counts := map[string]int{}
 	seen := map[string]bool{}

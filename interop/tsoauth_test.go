@@ -1,15 +1,11 @@
 package interop
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -68,51 +64,8 @@ func tsOAuth(t *testing.T, dir, nodeBin, sdk string, cimd bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	// The script waits 1.5 s for its access token (1 s) to expire.
-	cmd := exec.CommandContext(ctx, nodeBin, append([]string{"tsoauth.mjs", sdk, s.MCPURL(), s.World.ID, "1500"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	cmd.WaitDelay = 5 * time.Second
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout // the same pipe
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var browseErr error
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		out.WriteString(line + "\n")
-		authURL, ok := strings.CutPrefix(line, "AUTHORIZE ")
-		if !ok {
-			continue
-		}
-		wg.Add(1)
-		go func() { // the browser
-			defer wg.Done()
-			back, err := b.Approve(ctx, authURL)
-			if err == nil {
-				err = b.Follow(ctx, back)
-			}
-			if err != nil {
-				mu.Lock()
-				browseErr = err
-				mu.Unlock()
-			}
-		}()
-	}
-	werr := cmd.Wait()
-	wg.Wait()
-	t.Logf("$ node tsoauth.mjs\n%s", out.String())
-	if browseErr != nil {
-		t.Errorf("browser: %v", browseErr)
-	}
+	authURL := func(line string) (string, bool) { return strings.CutPrefix(line, "AUTHORIZE ") }
+	output, werr := runAuthorizing(t, ctx, b, authURL, dir, nodeBin, append([]string{"tsoauth.mjs", sdk, s.MCPURL(), s.World.ID, "1500"}, args...)...)
 	if werr != nil {
 		t.Fatalf("tsoauth.mjs: %v", werr)
 	}
@@ -125,7 +78,7 @@ func tsOAuth(t *testing.T, dir, nodeBin, sdk string, cimd bool) {
 		"ok callback iss", "ok tokens", "ok tools/list", "ok read_world", "ok read_world after expiry", "ok refreshed",
 		"ok no second authorization", "ok revoke", "ok revoked token refused", "PASS",
 	} {
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(output, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}

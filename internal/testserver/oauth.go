@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -231,4 +232,23 @@ func (b *Browser) Disconnect(ctx context.Context, clientID string) error {
 		return fmt.Errorf("disconnect: %s: %s", resp.Status, body)
 	}
 	return nil
+}
+
+// RegisterClient registers an OAuth client through dynamic registration
+// (POST /register with the JSON body) and returns its client_id; anything
+// but 201 with an id fails the test.
+func (s *Server) RegisterClient(t testing.TB, body string) string {
+	t.Helper()
+	resp, err := http.Post(s.URL+"/register", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || resp.StatusCode != http.StatusCreated || reg.ClientID == "" {
+		t.Fatalf("register: %s (%v)", resp.Status, err)
+	}
+	return reg.ClientID
 }
