@@ -95,12 +95,11 @@ type Console interface {
 
 // Server is the HTTP handler.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	mux  *http.ServeMux
-	mcp  http.Handler
-	// mcpRoute is what the mux serves POST /mcp with (nil: ask the mux).
-	mcpRoute http.Handler
+	opts     Options
+	log      *slog.Logger
+	mux      *http.ServeMux
+	mcp      http.Handler
+	mcpRoute http.Handler // what the mux serves POST /mcp with (nil: ask the mux)
 	app      *app.Service
 	fast     *fastResponder
 	fastN    atomic.Uint64
